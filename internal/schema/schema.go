@@ -1,0 +1,103 @@
+package schema
+
+import (
+	"bytes"
+	"encoding/json"
+)
+
+// Draft is the meta-schema URI of JSON Schema 2020-12.
+const Draft = "https://json-schema.org/draft/2020-12/schema"
+
+// Schema is one JSON Schema document or subschema. Its fields are the
+// keywords this package emits, in the order they are written, so generated
+// files are stable and read top-down.
+type Schema struct {
+	Schema               string     `json:"$schema,omitempty"`
+	ID                   string     `json:"$id,omitempty"`
+	Title                string     `json:"title,omitempty"`
+	Description          string     `json:"description,omitempty"`
+	Type                 any        `json:"type,omitempty"` // a string, or a list of strings
+	Const                any        `json:"const,omitempty"`
+	Enum                 []any      `json:"enum,omitempty"`
+	Format               string     `json:"format,omitempty"`
+	ContentEncoding      string     `json:"contentEncoding,omitempty"`
+	Pattern              string     `json:"pattern,omitempty"`
+	MinLength            *int       `json:"minLength,omitempty"`
+	MaxLength            *int       `json:"maxLength,omitempty"`
+	Minimum              *float64   `json:"minimum,omitempty"`
+	Maximum              *float64   `json:"maximum,omitempty"`
+	Items                *Schema    `json:"items,omitempty"`
+	MinItems             *int       `json:"minItems,omitempty"`
+	MaxItems             *int       `json:"maxItems,omitempty"`
+	Properties           Properties `json:"properties,omitempty"`
+	Required             []string   `json:"required,omitempty"`
+	AdditionalProperties *Schema    `json:"additionalProperties,omitempty"`
+	Default              any        `json:"default,omitempty"`
+
+	// False makes the schema the boolean schema false, which nothing
+	// satisfies; it is how additionalProperties forbids unknown names.
+	False bool `json:"-"`
+}
+
+// MarshalJSON writes the boolean schema false for a Schema with False set,
+// and the keywords otherwise.
+func (s *Schema) MarshalJSON() ([]byte, error) {
+	if s.False {
+		return []byte("false"), nil
+	}
+	type plain Schema
+	return json.Marshal((*plain)(s))
+}
+
+// Property is one named property of an object schema.
+type Property struct {
+	Name   string
+	Schema *Schema
+}
+
+// Properties keeps an object's properties in the order of the Go struct's
+// fields, which a map would lose.
+type Properties []Property
+
+// MarshalJSON writes the properties as one JSON object, in order.
+func (ps Properties) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, p := range ps {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		name, err := json.Marshal(p.Name)
+		if err != nil {
+			return nil, err
+		}
+		b.Write(name)
+		b.WriteByte(':')
+		v, err := json.Marshal(p.Schema)
+		if err != nil {
+			return nil, err
+		}
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// Get returns the schema of the property named name, or nil.
+func (ps Properties) Get(name string) *Schema {
+	for _, p := range ps {
+		if p.Name == name {
+			return p.Schema
+		}
+	}
+	return nil
+}
+
+// TypeName returns the schema's single type name ("object", "integer", …),
+// or "" when the schema has no type or several.
+func (s *Schema) TypeName() string {
+	if t, ok := s.Type.(string); ok {
+		return t
+	}
+	return ""
+}

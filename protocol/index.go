@@ -1,0 +1,68 @@
+package protocol
+
+import "encoding/json"
+
+// WellKnownPath is where a site serves its [SiteIndex].
+const WellKnownPath = "/.well-known/affordances.json"
+
+// AuthMode names a way an agent can authenticate to a site.
+type AuthMode string
+
+const (
+	// AuthCookie: the agent rides on a session cookie, as a browser does,
+	// and sends the site's own Origin with every call.
+	AuthCookie AuthMode = "cookie"
+	// AuthBearer: the agent sends Authorization: Bearer with a token the
+	// site issued.
+	AuthBearer AuthMode = "bearer"
+)
+
+// AuthModes lists every [AuthMode] of the protocol.
+func AuthModes() []AuthMode { return []AuthMode{AuthCookie, AuthBearer} }
+
+// SiteIndex lists a whole site: enough for an agent to plan a task, and to
+// call an action on a concrete URL of a route without opening the page first.
+type SiteIndex struct {
+	// V is the protocol major version of the document, "0" here.
+	V string `json:"v"`
+	// Name is the site's name.
+	Name string `json:"name,omitempty"`
+	// Routes lists every route pattern that has a graph.
+	Routes []IndexRoute `json:"routes"`
+	// Auth lists the ways an agent can authenticate.
+	Auth []AuthMode `json:"auth"`
+	// MCP is the URL of the site's MCP endpoint, when it has one.
+	MCP string `json:"mcp,omitempty"`
+}
+
+// MarshalJSON writes the index with its required lists present even when
+// they are nil.
+func (s SiteIndex) MarshalJSON() ([]byte, error) {
+	type plain SiteIndex
+	if s.Routes == nil {
+		s.Routes = []IndexRoute{}
+	}
+	if s.Auth == nil {
+		s.Auth = []AuthMode{}
+	}
+	return json.Marshal(plain(s))
+}
+
+// IndexRoute is one route of a [SiteIndex].
+type IndexRoute struct {
+	// Route is the pattern in bracket form, such as /products/[slug].
+	Route string `json:"route"`
+	// Description is one line on what the page is for.
+	Description string `json:"description,omitempty"`
+	// Actions summarises every action of the route.
+	Actions []ActionSummary `json:"actions"`
+}
+
+// MarshalJSON writes the route with an action list even when it is nil.
+func (r IndexRoute) MarshalJSON() ([]byte, error) {
+	type plain IndexRoute
+	if r.Actions == nil {
+		r.Actions = []ActionSummary{}
+	}
+	return json.Marshal(plain(r))
+}
