@@ -3,6 +3,7 @@ package schema
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 )
 
 // Draft is the meta-schema URI of JSON Schema 2020-12.
@@ -100,4 +101,40 @@ func (s *Schema) TypeName() string {
 		return t
 	}
 	return ""
+}
+
+// UnmarshalJSON reads a schema document, including the boolean schemas
+// true (an empty Schema) and false.
+func (s *Schema) UnmarshalJSON(b []byte) error {
+	switch string(bytes.TrimSpace(b)) {
+	case "true":
+		*s = Schema{}
+		return nil
+	case "false":
+		*s = Schema{False: true}
+		return nil
+	}
+	type plain Schema
+	return json.Unmarshal(b, (*plain)(s))
+}
+
+// UnmarshalJSON reads an object of schemas, keeping the order of its keys.
+func (ps *Properties) UnmarshalJSON(b []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return fmt.Errorf("schema: properties must be an object")
+	}
+	*ps = (*ps)[:0]
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		var s Schema
+		if err := dec.Decode(&s); err != nil {
+			return err
+		}
+		*ps = append(*ps, Property{Name: t.(string), Schema: &s})
+	}
+	return nil
 }

@@ -1,0 +1,263 @@
+package site
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"regexp"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/affordances-go/affordances/internal/schema"
+	"github.com/affordances-go/affordances/protocol"
+)
+
+// Action declares what an agent or a person can do on a page. Register it
+// with [Handle], which infers the input and output schemas from the
+// handler's types.
+type Action struct {
+	// Name identifies the action on its route; it must be unique there and
+	// stay stable across releases. Letters, digits, '_', '-' and '.'.
+	Name string
+	// Description says what the action does, for the agent and its user.
+	Description string
+	// Expose says who may call the action. It is required: an action
+	// without it cannot be registered.
+	Expose protocol.Expose
+	// Guard is the action's precondition on the page's state.
+	Guard Guard
+	// Effects names the entities a call may change. When set, a call's
+	// delta reports exactly these entities.
+	Effects []string
+	// ReadOnly marks an action that changes nothing.
+	ReadOnly bool
+	// Visible, when set, hides the action from requesters for whom it
+	// returns false: it is left out of their graphs and index and answers
+	// not_found, as an action that does not exist. For the site index the
+	// request has no path values.
+	Visible func(r *Request) bool
+	// Input replaces the input schema inferred from the handler's input
+	// type. It must be a JSON Schema 2020-12 document.
+	Input json.RawMessage
+	// Output replaces the output schema inferred from the handler's output
+	// type.
+	Output json.RawMessage
+}
+
+// Guard is an action's precondition, evaluated on the page's state for
+// every graph and before every call.
+type Guard struct {
+	// Text states the precondition for a reader, such as "the cart is not
+	// empty". Graphs and the index show it.
+	Text string
+	// Check evaluates the precondition for this request and state. When
+	// it returns false, reason says why in a sentence for the user; an
+	// empty reason falls back to Text. A nil Check is always true.
+	Check func(r *Request, st *State) (ok bool, reason string)
+}
+
+// InputGuard is implemented by action inputs whose precondition depends on
+// the input itself, such as "this size is in stock". Calls evaluate it
+// after the page's [Guard], on the same state.
+type InputGuard interface {
+	Guard(r *Request, st *State) (ok bool, reason string)
+}
+
+// Summarizer is implemented by the inputs of confirm actions. Summary
+// writes, for the person asked to approve the call, what it would do, such
+// as "Place an order for 2 items, total 58.00 EUR." An input without it is
+// summarised by the action's description.
+type Summarizer interface {
+	Summary(r *Request, st *State) string
+}
+
+// Result is what an action's handler returns on success.
+type Result[Out any] struct {
+	// Output is the action's return value, sent in the delta.
+	Output Out
+	// Message is a short sentence to repeat to the user.
+	Message string
+	// Redirect is the path a person would be sent to next.
+	Redirect string
+}
+
+// Handler runs an action with its decoded, validated input.
+type Handler[In, Out any] func(r *Request, in In) (Result[Out], error)
+
+// NoOutput is the output type of actions that return no value: their
+// descriptors have no output schema and their deltas no output.
+type NoOutput = struct{}
+
+// action is a registered action with everything a request needs prepared
+// at registration.
+type action struct {
+	meta      Action
+	page      *Page
+	summary   protocol.ActionSummary
+	input     *schema.Schema     // the input schema, for converting form values
+	validator *jsonschema.Schema // compiled input schema
+	inType    reflect.Type
+	hasOutput bool
+	run       func(r *Request, in any) (out any, msg, redirect string, err error)
+}
+
+var actionName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.-]{0,63}$`)
+
+// Handle registers an action on page p with handler h. The input schema is
+// inferred from In (a struct: see the package documentation of the tags it
+// reads), closed to unknown properties, and compiled once here; the output
+// schema is inferred from Out unless Out is [NoOutput].
+//
+// Handle panics when the action cannot be registered: no or an unknown
+// Expose, a bad or duplicate name, an input type that is not a struct, or a
+// schema that does not compile. These are programming errors, caught at
+// start-up like a bad ServeMux pattern.
+func Handle[In, Out any](p *Page, a Action, h Handler[In, Out]) {
+	act, err := newAction(p, a, reflect.TypeFor[In](), reflect.TypeFor[Out]())
+	if err != nil {
+		panic(fmt.Sprintf("site: action %q on %s: %v", a.Name, p.pattern, err))
+	}
+	if h == nil {
+		panic(fmt.Sprintf("site: action %q on %s: nil handler", a.Name, p.pattern))
+	}
+	act.run = func(r *Request, in any) (any, string, string, error) {
+		res, err := h(r, in.(In))
+		return res.Output, res.Message, res.Redirect, err
+	}
+	p.addAction(act)
+}
+
+func (p *Page) addAction(a *action) {
+	if p.site.started.Load() {
+		panic("site: action " + a.meta.Name + " registered after the site started serving")
+	}
+	p.actions = append(p.actions, a)
+	p.byName[a.meta.Name] = a
+}
+
+func newAction(p *Page, a Action, in, out reflect.Type) (*action, error) {
+	switch {
+	case a.Expose == "":
+		return nil, fmt.Errorf("no Expose: an action must say who may call it (public, session or confirm)")
+	case !a.Expose.Valid():
+		return nil, fmt.Errorf("unknown Expose %q", a.Expose)
+	case !actionName.MatchString(a.Name):
+		return nil, fmt.Errorf("name must be 1-64 letters, digits, '_', '-' or '.', starting with a letter")
+	case p.byName[a.Name] != nil:
+		return nil, fmt.Errorf("a second action of that name on the route")
+	}
+	act := &action{meta: a, page: p, inType: in}
+	act.summary = protocol.ActionSummary{
+		Name: a.Name, Description: a.Description, Expose: a.Expose,
+		Guard: a.Guard.Text, Effects: a.Effects, ReadOnly: a.ReadOnly,
+	}
+
+	var err error
+	inRaw := a.Input
+	if inRaw == nil {
+		for in.Kind() == reflect.Pointer {
+			in = in.Elem()
+		}
+		if in.Kind() != reflect.Struct {
+			return nil, fmt.Errorf("input type %s is not a struct: inputs are JSON objects", in)
+		}
+		act.input, err = schema.Infer(in, &schema.Options{Strict: true})
+		if err != nil {
+			return nil, fmt.Errorf("input: %w", err)
+		}
+		if inRaw, err = json.Marshal(act.input); err != nil {
+			return nil, err
+		}
+	} else if err := json.Unmarshal(inRaw, &act.input); err != nil {
+		return nil, fmt.Errorf("explicit input schema: %w", err)
+	}
+	act.summary.Input = compact(inRaw)
+	act.validator, err = compileSchema(p.route+"#"+a.Name, inRaw)
+	if err != nil {
+		return nil, fmt.Errorf("input schema: %w", err)
+	}
+
+	act.hasOutput = out != reflect.TypeFor[NoOutput]()
+	switch {
+	case a.Output != nil:
+		if _, err := compileSchema(p.route+"#"+a.Name+"/output", a.Output); err != nil {
+			return nil, fmt.Errorf("output schema: %w", err)
+		}
+		act.summary.Output = compact(a.Output)
+	case act.hasOutput:
+		s, err := schema.Infer(out, nil)
+		if err != nil {
+			return nil, fmt.Errorf("output: %w", err)
+		}
+		b, err := json.Marshal(s)
+		if err != nil {
+			return nil, err
+		}
+		act.summary.Output = b
+	}
+	return act, nil
+}
+
+func compact(b []byte) json.RawMessage {
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, b); err != nil {
+		return b
+	}
+	return buf.Bytes()
+}
+
+// compileSchema compiles one JSON Schema 2020-12 document, with format
+// assertions on, so that "format": "email" is checked rather than noted.
+func compileSchema(name string, raw []byte) (*jsonschema.Schema, error) {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return nil, err
+	}
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	c.AssertFormat()
+	url := "mem:///" + name
+	if err := c.AddResource(url, doc); err != nil {
+		return nil, err
+	}
+	return c.Compile(url)
+}
+
+// visible reports whether the requester may know of the action.
+func (a *action) visible(r *Request) bool {
+	return a.meta.Visible == nil || a.meta.Visible(r)
+}
+
+// availability evaluates the expose rule and the guard for a request: the
+// available and reason fields of the action's descriptor.
+func (a *action) availability(r *Request, st *State) (bool, string) {
+	if a.meta.Expose.NeedsSession() && !r.Caller.SignedIn {
+		return false, a.page.site.signInReason
+	}
+	return a.guard(r, st)
+}
+
+// guard evaluates the page-level guard alone.
+func (a *action) guard(r *Request, st *State) (bool, string) {
+	if a.meta.Guard.Check == nil {
+		return true, ""
+	}
+	ok, reason := a.meta.Guard.Check(r, st)
+	if !ok && reason == "" {
+		reason = a.meta.Guard.Text
+		if reason == "" {
+			reason = "not available right now"
+		}
+	}
+	return ok, reason
+}
+
+// describe returns the action's descriptor for this request.
+func (a *action) describe(r *Request, st *State) protocol.ActionDescriptor {
+	ok, reason := a.availability(r, st)
+	if ok {
+		reason = ""
+	}
+	return protocol.ActionDescriptor{ActionSummary: a.summary, Available: ok, Reason: reason}
+}

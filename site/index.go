@@ -1,0 +1,52 @@
+package site
+
+import (
+	"encoding/json"
+	"net/http"
+
+	"github.com/affordances-go/affordances/protocol"
+)
+
+// Index returns the site index as this request's caller sees it: actions
+// hidden from the caller by their visibility predicate are left out.
+func (s *Site) Index(r *Request) protocol.SiteIndex {
+	idx := protocol.SiteIndex{
+		V:      protocol.Version,
+		Name:   s.opts.Name,
+		Routes: make([]protocol.IndexRoute, 0, len(s.pages)),
+		Auth:   s.opts.AuthModes,
+		MCP:    s.opts.MCP,
+	}
+	for _, p := range s.pages {
+		ir := protocol.IndexRoute{Route: p.route, Description: p.opts.Description,
+			Actions: make([]protocol.ActionSummary, 0, len(p.actions))}
+		for _, a := range p.actions {
+			if a.visible(r) {
+				ir.Actions = append(ir.Actions, a.summary)
+			}
+		}
+		idx.Routes = append(idx.Routes, ir)
+	}
+	return idx
+}
+
+// serveIndex answers GET and HEAD of /.well-known/affordances.json.
+func (s *Site) serveIndex(w http.ResponseWriter, hr *http.Request) {
+	if hr.Method != http.MethodGet && hr.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	r, err := s.request(hr)
+	if err != nil {
+		s.authFailure(w, hr, err)
+		return
+	}
+	b, err := json.Marshal(s.Index(r))
+	if err != nil {
+		s.log.ErrorContext(hr.Context(), "affordances: encoding site index", "err", err)
+		writeDelta(w, hr, http.StatusInternalServerError, internalDelta)
+		return
+	}
+	writeDocument(w, hr, http.StatusOK, b)
+}

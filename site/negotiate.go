@@ -1,0 +1,121 @@
+package site
+
+import (
+	"mime"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/affordances-go/affordances/protocol"
+)
+
+// wantsGraph reports whether a GET or HEAD asks for an Affordances
+// document: its Accept header names the media type with a non-zero quality,
+// or its query has affordances=1. Nothing else counts: */* and
+// application/json get HTML.
+func wantsGraph(r *http.Request) bool {
+	return acceptsMediaType(r.Header.Values("Accept")) || queryAsks(r.URL.RawQuery)
+}
+
+// postIsCall reports whether a POST is an Affordances call, by its
+// Content-Type.
+func postIsCall(r *http.Request) bool {
+	ct := r.Header.Get("Content-Type")
+	if ct == "" {
+		return false
+	}
+	mt, _, err := mime.ParseMediaType(ct)
+	return err == nil && mt == protocol.MediaType
+}
+
+func acceptsMediaType(values []string) bool {
+	for _, v := range values {
+		for part := range strings.SplitSeq(v, ",") {
+			mt, params, _ := strings.Cut(part, ";")
+			if !strings.EqualFold(strings.TrimSpace(mt), protocol.MediaType) {
+				continue
+			}
+			if q, ok := quality(params); ok && q == 0 {
+				continue
+			}
+			return true
+		}
+	}
+	return false
+}
+
+// quality reads the q parameter of an Accept entry's parameters.
+func quality(params string) (float64, bool) {
+	for p := range strings.SplitSeq(params, ";") {
+		k, v, _ := strings.Cut(strings.TrimSpace(p), "=")
+		if strings.EqualFold(k, "q") {
+			q, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+			return q, err == nil
+		}
+	}
+	return 1, false
+}
+
+// queryAsks reports whether a raw query holds affordances=1.
+func queryAsks(raw string) bool {
+	if !strings.Contains(raw, "ffordances") && !strings.Contains(raw, "%") {
+		return false
+	}
+	for part := range strings.SplitSeq(raw, "&") {
+		if k, v, _ := strings.Cut(part, "="); isAffordancesKey(k) && v == "1" {
+			return true
+		}
+	}
+	return false
+}
+
+func isAffordancesKey(k string) bool {
+	if k == "affordances" {
+		return true
+	}
+	if !strings.Contains(k, "%") {
+		return false
+	}
+	u, err := url.QueryUnescape(k)
+	return err == nil && u == "affordances"
+}
+
+// stripAffordances removes every affordances parameter from a raw query,
+// keeping the others in their order, so the page's loader sees the query a
+// browser would have sent.
+func stripAffordances(raw string) string {
+	var b strings.Builder
+	for part := range strings.SplitSeq(raw, "&") {
+		if k, _, _ := strings.Cut(part, "="); isAffordancesKey(k) || part == "" {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('&')
+		}
+		b.WriteString(part)
+	}
+	return b.String()
+}
+
+// withoutAffordancesQuery returns r with affordances parameters removed
+// from its URL, or r itself when there are none.
+func withoutAffordancesQuery(r *http.Request) *http.Request {
+	raw := r.URL.RawQuery
+	if raw == "" || (!strings.Contains(raw, "ffordances") && !strings.Contains(raw, "%")) {
+		return r
+	}
+	stripped := stripAffordances(raw)
+	if stripped == raw {
+		return r
+	}
+	r2 := new(http.Request)
+	*r2 = *r // keeps the path values the mux matched
+	u := *r.URL
+	u.RawQuery = stripped
+	r2.URL = &u
+	if r.RequestURI != "" {
+		r2.RequestURI = u.RequestURI()
+	}
+	return r2
+}

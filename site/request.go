@@ -1,0 +1,107 @@
+package site
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+)
+
+// AuthMode says how a request carried its credentials.
+type AuthMode string
+
+const (
+	// AuthAnonymous: the request carried no credentials the site reads.
+	AuthAnonymous AuthMode = "anonymous"
+	// AuthCookie: the request carried a cookie the site's session layer
+	// reads, a signed-in session or a guest's cart alike. Calls made this
+	// way must pass the Origin rule.
+	AuthCookie AuthMode = "cookie"
+	// AuthBearer: the request carried Authorization: Bearer with a token
+	// the site accepted.
+	AuthBearer AuthMode = "bearer"
+)
+
+// Caller is who made a request, as the site's [Authenticator] reports it.
+type Caller struct {
+	// ID identifies the caller for rate limits and audit logs. It must be
+	// opaque and stable (a session or token id, a hash), never personal
+	// data such as an email address. Empty for anonymous callers.
+	ID string
+	// Mode is how the request authenticated.
+	Mode AuthMode
+	// SignedIn reports whether the site authenticated a user, by session
+	// cookie or by bearer token. Actions exposed as session or confirm
+	// need it. A guest with only a cart cookie is AuthCookie but not
+	// signed in.
+	SignedIn bool
+	// User is the application's own value for the caller, for loaders,
+	// guards and handlers to use.
+	User any
+}
+
+// Authenticator reports who made a request. The site calls it once per
+// request, before loading state, so guards, visibility predicates, loaders
+// and actions all see the same [Caller].
+//
+// It returns [ErrBadToken] (or an error wrapping it) when the request
+// carries a bearer token the site does not accept: the site answers 401
+// rather than treating the request as anonymous. Any other error is a
+// failure of the authenticator itself and answers 500.
+type Authenticator interface {
+	Authenticate(r *http.Request) (Caller, error)
+}
+
+// AuthFunc adapts a function to [Authenticator].
+type AuthFunc func(r *http.Request) (Caller, error)
+
+// Authenticate calls f(r).
+func (f AuthFunc) Authenticate(r *http.Request) (Caller, error) { return f(r) }
+
+// ErrBadToken is returned by an [Authenticator] for a bearer token it
+// rejects: unknown, expired or revoked.
+var ErrBadToken = errors.New("site: bearer token rejected")
+
+// ErrNotFound is returned by a page's loader when the page does not exist
+// for this request, such as a product slug that names no product. Agents
+// get a not_found delta and browsers the site's 404 page.
+var ErrNotFound = errors.New("site: page not found")
+
+// defaultAuth is used when a site has no Authenticator: it accepts no
+// bearer token, and treats any cookie as a cookie-authenticated request so
+// that the Origin rule protects calls by default.
+type defaultAuth struct{}
+
+func (defaultAuth) Authenticate(r *http.Request) (Caller, error) {
+	if _, ok := bearerToken(r); ok {
+		return Caller{}, ErrBadToken
+	}
+	if r.Header.Get("Cookie") != "" {
+		return Caller{Mode: AuthCookie}, nil
+	}
+	return Caller{Mode: AuthAnonymous}, nil
+}
+
+// bearerToken returns the token of an Authorization: Bearer header.
+func bearerToken(r *http.Request) (string, bool) {
+	h := r.Header.Get("Authorization")
+	if len(h) < 7 || !strings.EqualFold(h[:7], "bearer ") {
+		return "", false
+	}
+	return strings.TrimSpace(h[7:]), true
+}
+
+// BearerToken returns the token of the request's Authorization: Bearer
+// header, for authenticators. ok is false when there is none.
+func BearerToken(r *http.Request) (token string, ok bool) { return bearerToken(r) }
+
+// Request is what loaders, guards, visibility predicates and actions get:
+// the HTTP request, with ?affordances=1 already removed from its URL, and
+// the caller the site's Authenticator reported.
+//
+// Path values of the page's pattern are read with r.PathValue, as with any
+// ServeMux handler.
+type Request struct {
+	*http.Request
+	// Caller is who made the request.
+	Caller Caller
+}

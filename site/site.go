@@ -1,0 +1,212 @@
+package site
+
+import (
+	"errors"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/affordances-go/affordances/protocol"
+)
+
+// Options configure a [Site]. The zero value is a working site with no
+// authentication.
+type Options struct {
+	// Name is the site's name in its index.
+	Name string
+	// Auth reports who made each request. When nil, no bearer token is
+	// accepted and any cookie makes a request cookie-authenticated.
+	Auth Authenticator
+	// AuthModes lists the ways agents can authenticate, for the site index.
+	AuthModes []protocol.AuthMode
+	// MCP is the URL of the site's MCP endpoint, for the site index.
+	MCP string
+	// NotFound answers browsers for pages that do not exist. Default:
+	// http.NotFound.
+	NotFound http.Handler
+	// SignInReason is the reason graphs give for session and confirm
+	// actions to callers without a session. Default: "sign in first".
+	SignInReason string
+	// GraphTokenLimit is the size, in tokens estimated as bytes/4, above
+	// which a route's graph is logged as too large, once per route.
+	// Default: 2000.
+	GraphTokenLimit int
+	// Logger receives warnings and errors. Default: slog.Default().
+	Logger *slog.Logger
+}
+
+// Site is an Affordances site: an http.Handler serving pages to browsers
+// and agents, and the site index at /.well-known/affordances.json.
+//
+// Register pages and actions first, then serve: the first request freezes
+// the site, and registering after that panics.
+type Site struct {
+	opts         Options
+	auth         Authenticator
+	log          *slog.Logger
+	notFound     http.Handler
+	signInReason string
+	tokenLimit   int
+
+	pages   []*Page
+	check   *http.ServeMux // validates patterns as pages are registered
+	started atomic.Bool
+	own     *handler // the site's own handler, with no wrapped app
+
+	warned sync.Map // route -> struct{}: graphs already reported as too large
+}
+
+// New returns an empty site.
+func New(opts Options) *Site {
+	s := &Site{opts: opts, auth: opts.Auth, log: opts.Logger, notFound: opts.NotFound,
+		signInReason: opts.SignInReason, tokenLimit: opts.GraphTokenLimit, check: http.NewServeMux()}
+	if s.auth == nil {
+		s.auth = defaultAuth{}
+	}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	if s.notFound == nil {
+		s.notFound = http.NotFoundHandler()
+	}
+	if s.signInReason == "" {
+		s.signInReason = "sign in first"
+	}
+	if s.tokenLimit <= 0 {
+		s.tokenLimit = 2000
+	}
+	s.own = &handler{site: s}
+	return s
+}
+
+// ServeHTTP serves the site's pages and index; everything else is 404.
+func (s *Site) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.own.ServeHTTP(w, r) }
+
+// Wrap puts the site in front of an existing application. Agents' requests
+// for registered pages, the site index, and HTML requests for pages that
+// have their own View are served by the site; everything else goes to next.
+// HTML requests for a registered page without a View also go to next,
+// with Vary: Accept and the Link header that advertises the page's graph.
+// An agent's request for a path that has no graph gets a not_found delta,
+// never the application's HTML.
+func (s *Site) Wrap(next http.Handler) http.Handler {
+	if next == nil {
+		panic("site: Wrap(nil)")
+	}
+	return &handler{site: s, next: next}
+}
+
+// handler serves a site, optionally in front of an application. Its
+// ServeMux is built on the first request, when registration is over.
+type handler struct {
+	site *Site
+	next http.Handler
+	once sync.Once
+	mux  *http.ServeMux
+}
+
+func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h.once.Do(h.build)
+	h.mux.ServeHTTP(w, r)
+}
+
+func (h *handler) build() {
+	s := h.site
+	s.started.Store(true)
+	mux := http.NewServeMux()
+	catchAll := true
+	for _, p := range s.pages {
+		mux.Handle(p.pattern, &pageHandler{page: p, next: h.next})
+		if strings.Count(p.pattern, "/") == 1 && strings.HasSuffix(p.pattern, "...}") {
+			catchAll = false // "/{path...}" already matches every path
+		}
+	}
+	mux.HandleFunc(protocol.WellKnownPath, s.serveIndex)
+	if catchAll {
+		mux.HandleFunc("/", h.unmatched)
+	}
+	h.mux = mux
+}
+
+// unmatched answers a path no page matches: a not_found delta to agents,
+// the application (or the site's 404) to everyone else.
+func (h *handler) unmatched(w http.ResponseWriter, r *http.Request) {
+	if wantsGraph(r) || (r.Method == http.MethodPost && postIsCall(r)) {
+		writeDelta(w, r, http.StatusNotFound, protocol.Fail(protocol.CodeNotFound, "no Affordances graph at this path"))
+		return
+	}
+	if h.next != nil {
+		h.next.ServeHTTP(w, r)
+		return
+	}
+	h.site.notFound.ServeHTTP(w, r)
+}
+
+// pageHandler serves one page.
+type pageHandler struct {
+	page *Page
+	next http.Handler
+}
+
+func (ph *pageHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	p := ph.page
+	switch r.Method {
+	case http.MethodGet, http.MethodHead:
+		if wantsGraph(r) {
+			p.site.serveGraph(w, r, p)
+			return
+		}
+		if p.opts.View != nil {
+			p.site.serveHTML(w, r, p)
+			return
+		}
+		if ph.next != nil {
+			advertise(w.Header())
+			ph.next.ServeHTTP(w, r)
+			return
+		}
+		w.Header().Add("Vary", "Accept")
+		http.Error(w, "This page is served to agents only: ask for "+protocol.MediaType+".", http.StatusNotAcceptable)
+	default:
+		w.Header().Set("Allow", "GET, HEAD")
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+	}
+}
+
+// advertise adds the headers of an HTML response for a page with a graph.
+func advertise(h http.Header) {
+	h.Add("Vary", "Accept")
+	h.Set("Link", `<?affordances=1>; rel="affordances"`)
+}
+
+// request authenticates r and returns the Request loaders and actions see.
+// A request that carries a bearer token is authenticated by it alone: a
+// rejected token is an error, never a fall back to the cookie.
+func (s *Site) request(r *http.Request) (*Request, error) {
+	c, err := s.auth.Authenticate(r)
+	if err != nil {
+		return nil, err
+	}
+	if _, bearer := bearerToken(r); bearer && c.Mode != AuthBearer {
+		return nil, ErrBadToken
+	}
+	if c.Mode == "" {
+		c.Mode = AuthAnonymous
+	}
+	return &Request{Request: withoutAffordancesQuery(r), Caller: c}, nil
+}
+
+// authFailure answers an agent whose credentials the site could not accept.
+func (s *Site) authFailure(w http.ResponseWriter, r *http.Request, err error) {
+	if errors.Is(err, ErrBadToken) {
+		w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token"`)
+		writeDelta(w, r, http.StatusUnauthorized, protocol.Fail(protocol.CodeUnauthorized, "the bearer token was not accepted"))
+		return
+	}
+	s.log.ErrorContext(r.Context(), "affordances: authenticator failed", "path", r.URL.Path, "err", err)
+	writeDelta(w, r, http.StatusInternalServerError, internalDelta)
+}
+
+var internalDelta = protocol.Fail(protocol.CodeInternal, "the server could not complete the request")
