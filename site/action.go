@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"net/url"
 	"regexp"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -173,7 +174,7 @@ func newAction(p *Page, a Action, in, out reflect.Type) (*action, error) {
 		return nil, fmt.Errorf("explicit input schema: %w", err)
 	}
 	act.summary.Input = compact(inRaw)
-	act.validator, err = compileSchema(p.route+"#"+a.Name, inRaw)
+	act.validator, err = compileSchema(p.route+"/"+a.Name, inRaw)
 	if err != nil {
 		return nil, fmt.Errorf("input schema: %w", err)
 	}
@@ -181,7 +182,7 @@ func newAction(p *Page, a Action, in, out reflect.Type) (*action, error) {
 	act.hasOutput = out != reflect.TypeFor[NoOutput]()
 	switch {
 	case a.Output != nil:
-		if _, err := compileSchema(p.route+"#"+a.Name+"/output", a.Output); err != nil {
+		if _, err := compileSchema(p.route+"/"+a.Name+".output", a.Output); err != nil {
 			return nil, fmt.Errorf("output schema: %w", err)
 		}
 		act.summary.Output = compact(a.Output)
@@ -217,11 +218,11 @@ func compileSchema(name string, raw []byte) (*jsonschema.Schema, error) {
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
 	c.AssertFormat()
-	url := "mem:///" + name
-	if err := c.AddResource(url, doc); err != nil {
+	loc := "mem:///" + url.PathEscape(name) + ".json"
+	if err := c.AddResource(loc, doc); err != nil {
 		return nil, err
 	}
-	return c.Compile(url)
+	return c.Compile(loc)
 }
 
 // visible reports whether the requester may know of the action.

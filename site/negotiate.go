@@ -98,11 +98,12 @@ func stripAffordances(raw string) string {
 	return b.String()
 }
 
-// withoutAffordancesQuery returns r with affordances parameters removed
-// from its URL, or r itself when there are none.
+// withoutAffordancesQuery returns r with the affordances parameters
+// removed from its URL when the query alias asked for a document, or r
+// itself otherwise: a browser's own query reaches the loader untouched.
 func withoutAffordancesQuery(r *http.Request) *http.Request {
 	raw := r.URL.RawQuery
-	if raw == "" || (!strings.Contains(raw, "ffordances") && !strings.Contains(raw, "%")) {
+	if !queryAsks(raw) {
 		return r
 	}
 	stripped := stripAffordances(raw)

@@ -1,0 +1,467 @@
+package site_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/affordances-go/affordances/internal/wiretest"
+	"github.com/affordances-go/affordances/protocol"
+	"github.com/affordances-go/affordances/site"
+)
+
+func TestNegotiation_OnlyTheMediaTypeOrTheQueryAliasGetAGraph(t *testing.T) {
+	f := newFixture(t)
+	cases := []struct {
+		accept, query string
+		graph         bool
+	}{
+		{"", "", false},
+		{"text/html", "", false},
+		{"*/*", "", false},
+		{"application/json", "", false},
+		{"application/*", "", false},
+		{agent, "", true},
+		{"APPLICATION/VND.AFFORDANCES+JSON", "", true},
+		{"text/html, application/vnd.affordances+json;q=0.5", "", true},
+		{"application/vnd.affordances+json;q=0", "", false},
+		{"text/html", "affordances=1", true},
+		{"", "affordances=1", true},
+		{"", "affordances=0", false},
+		{"", "affordances=true", false},
+		{"", "q=x&affordances=1", true},
+		{"", "affordance%73=1", true},
+	}
+	for _, c := range cases {
+		target := "/products/tee"
+		if c.query != "" {
+			target += "?" + c.query
+		}
+		var h []string
+		if c.accept != "" {
+			h = []string{"Accept", c.accept}
+		}
+		w := do(f.site, "GET", target, h...)
+		if w.Code != 200 {
+			t.Fatalf("Accept %q query %q: status %d", c.accept, c.query, w.Code)
+		}
+		if isGraph(w) != c.graph {
+			t.Errorf("Accept %q query %q: graph=%v, want %v (Content-Type %q)", c.accept, c.query, isGraph(w), c.graph, w.Header().Get("Content-Type"))
+		}
+	}
+}
+
+func TestQueryAlias_IsRemovedFromTheQueryTheLoaderSees(t *testing.T) {
+	f := newFixture(t)
+	for target, want := range map[string]string{
+		"/products/tee?affordances=1":                 "",
+		"/products/tee?q=tee&affordances=1&page=2":    "q=tee&page=2",
+		"/products/tee?affordances=1&affordances=1&x": "x",
+	} {
+		w := do(f.site, "GET", target)
+		if !isGraph(w) {
+			t.Fatalf("%s: not a graph", target)
+		}
+		if f.lastQuery != want {
+			t.Errorf("%s: loader saw query %q, want %q", target, f.lastQuery, want)
+		}
+		var g protocol.Graph
+		json.Unmarshal(w.Body.Bytes(), &g)
+		if g.Page != "/products/tee" {
+			t.Errorf("%s: page %q", target, g.Page)
+		}
+	}
+	// A browser's query reaches the loader untouched.
+	do(f.site, "GET", "/products/tee?affordances=0&q=a")
+	if f.lastQuery != "affordances=0&q=a" {
+		t.Errorf("browser query: loader saw %q", f.lastQuery)
+	}
+}
+
+func TestGraphResponse_HasMediaTypeVaryAndNoStore(t *testing.T) {
+	f := newFixture(t)
+	w := do(f.site, "GET", "/products/tee", "Accept", agent)
+	h := w.Header()
+	if h.Get("Content-Type") != protocol.MediaType || h.Get("Vary") != "Accept" || h.Get("Cache-Control") != "private, no-store" {
+		t.Errorf("headers: %v", h)
+	}
+	if h.Get("Link") != "" {
+		t.Errorf("a graph must not advertise itself: Link %q", h.Get("Link"))
+	}
+	wiretest.Valid(t, "graph.schema.json", w.Body.Bytes())
+	wiretest.Golden(t, "graph-anonymous.json", w.Body.Bytes())
+}
+
+func TestGraph_SignedInCallerSeesSessionActionsAvailable(t *testing.T) {
+	f := newFixture(t)
+	w := do(f.site, "GET", "/products/tee", "Accept", agent, "Authorization", "Bearer good")
+	wiretest.Valid(t, "graph.schema.json", w.Body.Bytes())
+	wiretest.Golden(t, "graph-signed-in.json", w.Body.Bytes())
+}
+
+func TestHTMLResponse_AdvertisesTheGraph(t *testing.T) {
+	f := newFixture(t)
+	w := do(f.site, "GET", "/products/tee", "Accept", "text/html")
+	h := w.Header()
+	if !strings.HasPrefix(h.Get("Content-Type"), "text/html") || h.Get("Vary") != "Accept" || h.Get("Link") != `<?affordances=1>; rel="affordances"` {
+		t.Errorf("headers: %v", h)
+	}
+	body := w.Body.String()
+	for _, want := range []string{`<link rel="affordances" href="?affordances=1">`, "<h1>Heavyweight tee</h1>", "<button>addToCart</button>", "<button disabled>review</button>"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("body lacks %q:\n%s", want, body)
+		}
+	}
+}
+
+func TestHTMLAndGraph_ComeFromTheSameState(t *testing.T) {
+	f := newFixture(t)
+	f.stock = 0
+	html := do(f.site, "GET", "/products/tee").Body.String()
+	var g protocol.Graph
+	json.Unmarshal(do(f.site, "GET", "/products/tee", "Accept", agent).Body.Bytes(), &g)
+	if !strings.Contains(html, "<button disabled>addToCart</button>") {
+		t.Errorf("HTML shows addToCart available with no stock")
+	}
+	if a := g.Action("addToCart"); a == nil || a.Available || a.Reason != "sold out" {
+		t.Errorf("graph addToCart = %+v, want unavailable, sold out", a)
+	}
+}
+
+func TestHEAD_IsGETWithoutABody(t *testing.T) {
+	f := newFixture(t)
+	for _, accept := range []string{agent, "text/html"} {
+		get := do(f.site, "GET", "/products/tee", "Accept", accept)
+		head := do(f.site, "HEAD", "/products/tee", "Accept", accept)
+		if head.Code != 200 || head.Body.Len() != 0 {
+			t.Errorf("%s: HEAD status %d, body %d bytes", accept, head.Code, head.Body.Len())
+		}
+		for _, k := range []string{"Content-Type", "Content-Length", "Vary", "Link", "Cache-Control"} {
+			if get.Header().Get(k) != head.Header().Get(k) {
+				t.Errorf("%s: %s differs: GET %q HEAD %q", accept, k, get.Header().Get(k), head.Header().Get(k))
+			}
+		}
+	}
+}
+
+func TestOtherMethods_Get405WithAllow(t *testing.T) {
+	f := newFixture(t)
+	for _, m := range []string{"PUT", "DELETE", "PATCH", "OPTIONS"} {
+		w := do(f.site, m, "/products/tee", "Accept", agent)
+		if w.Code != http.StatusMethodNotAllowed || w.Header().Get("Allow") == "" {
+			t.Errorf("%s: status %d, Allow %q", m, w.Code, w.Header().Get("Allow"))
+		}
+	}
+	w := do(f.site, "POST", protocol.WellKnownPath)
+	if w.Code != http.StatusMethodNotAllowed || w.Header().Get("Allow") != "GET, HEAD" {
+		t.Errorf("POST index: status %d, Allow %q", w.Code, w.Header().Get("Allow"))
+	}
+}
+
+func TestNotFound_AgentsGetADeltaBrowsersTheNormal404(t *testing.T) {
+	f := newFixture(t)
+	for _, path := range []string{"/nowhere", "/products/unknown"} {
+		w := do(f.site, "GET", path, "Accept", agent)
+		if w.Code != 404 || !isGraph(w) {
+			t.Fatalf("%s agent: status %d type %q", path, w.Code, w.Header().Get("Content-Type"))
+		}
+		wiretest.Valid(t, "delta.schema.json", w.Body.Bytes())
+		var d protocol.Delta
+		json.Unmarshal(w.Body.Bytes(), &d)
+		if d.OK || d.Error == nil || d.Error.Code != protocol.CodeNotFound {
+			t.Errorf("%s: delta %s", path, w.Body)
+		}
+		b := do(f.site, "GET", path, "Accept", "text/html")
+		if b.Code != 404 || isGraph(b) {
+			t.Errorf("%s browser: status %d type %q", path, b.Code, b.Header().Get("Content-Type"))
+		}
+	}
+	w := do(f.site, "GET", "/products/unknown", "Accept", agent)
+	wiretest.Golden(t, "delta-not-found.json", w.Body.Bytes())
+}
+
+func TestLoaderFailure_IsAGenericInternalErrorAndIsLogged(t *testing.T) {
+	f := newFixture(t)
+	w := do(f.site, "GET", "/broken", "Accept", agent)
+	if w.Code != 500 {
+		t.Fatalf("status %d", w.Code)
+	}
+	wiretest.Valid(t, "delta.schema.json", w.Body.Bytes())
+	if strings.Contains(w.Body.String(), "EOF") {
+		t.Errorf("delta leaks the error: %s", w.Body)
+	}
+	if !strings.Contains(f.logs.String(), "unexpected EOF") {
+		t.Errorf("error not logged: %s", f.logs)
+	}
+	if b := do(f.site, "GET", "/broken"); b.Code != 500 || strings.Contains(b.Body.String(), "EOF") {
+		t.Errorf("browser: %d %s", b.Code, b.Body)
+	}
+}
+
+func TestBearer_RejectedTokenIs401NotAFallBack(t *testing.T) {
+	f := newFixture(t)
+	w := do(f.site, "GET", "/products/tee", "Accept", agent, "Authorization", "Bearer nope", "Cookie", "session=alice")
+	if w.Code != 401 {
+		t.Fatalf("status %d", w.Code)
+	}
+	wiretest.Valid(t, "delta.schema.json", w.Body.Bytes())
+	if !strings.Contains(w.Body.String(), `"unauthorized"`) {
+		t.Errorf("body %s", w.Body)
+	}
+}
+
+func TestExpose_SessionActionsAreListedUnavailableWithoutASession(t *testing.T) {
+	f := newFixture(t)
+	avail := func(h ...string) (bool, string) {
+		var g protocol.Graph
+		json.Unmarshal(do(f.site, "GET", "/products/tee", append([]string{"Accept", agent}, h...)...).Body.Bytes(), &g)
+		a := g.Action("review")
+		if a == nil {
+			t.Fatal("review not listed")
+		}
+		return a.Available, a.Reason
+	}
+	if ok, reason := avail(); ok || reason != "sign in first" {
+		t.Errorf("anonymous: %v %q", ok, reason)
+	}
+	if ok, reason := avail("Cookie", "session=guest"); ok || reason != "sign in first" {
+		t.Errorf("guest cookie: %v %q", ok, reason)
+	}
+	if ok, _ := avail("Cookie", "session=alice"); !ok {
+		t.Errorf("signed in by cookie: unavailable")
+	}
+	if ok, _ := avail("Authorization", "Bearer good"); !ok {
+		t.Errorf("signed in by bearer: unavailable")
+	}
+}
+
+func TestVisibility_HidesAnActionFromGraphAndIndex(t *testing.T) {
+	f := newFixture(t)
+	names := func(h ...string) (graph, index []string) {
+		var g protocol.Graph
+		json.Unmarshal(do(f.site, "GET", "/products/tee", append([]string{"Accept", agent}, h...)...).Body.Bytes(), &g)
+		for _, a := range g.Actions {
+			graph = append(graph, a.Name)
+		}
+		var idx protocol.SiteIndex
+		json.Unmarshal(do(f.site, "GET", protocol.WellKnownPath, h...).Body.Bytes(), &idx)
+		for _, r := range idx.Routes {
+			if r.Route == "/products/[slug]" {
+				for _, a := range r.Actions {
+					index = append(index, a.Name)
+				}
+			}
+		}
+		return
+	}
+	g, i := names()
+	if strings.Join(g, ",") != "addToCart,review" || strings.Join(i, ",") != "addToCart,review" {
+		t.Errorf("anonymous sees graph %v, index %v", g, i)
+	}
+	g, i = names("Cookie", "session=staff")
+	if strings.Join(g, ",") != "addToCart,review,setPrice" || strings.Join(i, ",") != "addToCart,review,setPrice" {
+		t.Errorf("staff sees graph %v, index %v", g, i)
+	}
+}
+
+func TestSiteIndex_ListsRoutesInBracketFormWithSummaries(t *testing.T) {
+	f := newFixture(t)
+	w := do(f.site, "GET", protocol.WellKnownPath)
+	if w.Code != 200 || w.Header().Get("Content-Type") != protocol.MediaType {
+		t.Fatalf("status %d type %q", w.Code, w.Header().Get("Content-Type"))
+	}
+	wiretest.Valid(t, "site-index.schema.json", w.Body.Bytes())
+	wiretest.Golden(t, "site-index.json", w.Body.Bytes())
+	if strings.Contains(w.Body.String(), `"available"`) {
+		t.Errorf("index summaries carry availability")
+	}
+}
+
+func TestRoutes_UseTheBracketFormOnTheWire(t *testing.T) {
+	s := site.New(site.Options{})
+	for pattern, want := range map[string]string{
+		"/":                   "/",
+		"/products/{slug}":    "/products/[slug]",
+		"/files/{path...}":    "/files/[...path]",
+		"/a/{x}/b/{y}":        "/a/[x]/b/[y]",
+		"/orders/":            "/orders/",
+		"/exact/{$}":          "/exact/",
+		"/users/{id}/avatar":  "/users/[id]/avatar",
+		"/static/page.html":   "/static/page.html",
+		"/deep/{a}/{rest...}": "/deep/[a]/[...rest]",
+	} {
+		if got := s.Page(pattern, site.PageOptions{}).Route(); got != want {
+			t.Errorf("%s: route %q, want %q", pattern, got, want)
+		}
+	}
+}
+
+func TestPathValues_ReachTheLoaderAndTheGraphPage(t *testing.T) {
+	s := site.New(site.Options{})
+	s.Page("/files/{path...}", site.PageOptions{Load: func(r *site.Request) (*site.State, error) {
+		return &site.State{Entities: map[string]any{"path": r.PathValue("path")}}, nil
+	}})
+	w := do(s, "GET", "/files/a/b%20c.txt?affordances=1")
+	var g protocol.Graph
+	json.Unmarshal(w.Body.Bytes(), &g)
+	if g.Entities["path"] != "a/b c.txt" || g.Page != "/files/a/b%20c.txt" || g.Route != "/files/[...path]" {
+		t.Errorf("graph %s", w.Body)
+	}
+}
+
+func TestRegistration_RejectsBadActions(t *testing.T) {
+	cases := map[string]func(p *site.Page){
+		"no expose": func(p *site.Page) {
+			site.Handle(p, site.Action{Name: "x"}, func(*site.Request, struct{}) (site.Result[site.NoOutput], error) {
+				return site.Result[site.NoOutput]{}, nil
+			})
+		},
+		"unknown expose": func(p *site.Page) {
+			site.Handle(p, site.Action{Name: "x", Expose: "everyone"}, func(*site.Request, struct{}) (site.Result[site.NoOutput], error) {
+				return site.Result[site.NoOutput]{}, nil
+			})
+		},
+		"bad name": func(p *site.Page) {
+			site.Handle(p, site.Action{Name: "add to cart", Expose: protocol.ExposePublic}, func(*site.Request, struct{}) (site.Result[site.NoOutput], error) {
+				return site.Result[site.NoOutput]{}, nil
+			})
+		},
+		"duplicate": func(p *site.Page) {
+			for range 2 {
+				site.Handle(p, site.Action{Name: "x", Expose: protocol.ExposePublic}, func(*site.Request, struct{}) (site.Result[site.NoOutput], error) {
+					return site.Result[site.NoOutput]{}, nil
+				})
+			}
+		},
+		"input not an object": func(p *site.Page) {
+			site.Handle(p, site.Action{Name: "x", Expose: protocol.ExposePublic}, func(*site.Request, string) (site.Result[site.NoOutput], error) {
+				return site.Result[site.NoOutput]{}, nil
+			})
+		},
+		"bad tag": func(p *site.Page) {
+			site.Handle(p, site.Action{Name: "x", Expose: protocol.ExposePublic}, func(*site.Request, struct {
+				N string `json:"n" minimum:"1"`
+			}) (site.Result[site.NoOutput], error) {
+				return site.Result[site.NoOutput]{}, nil
+			})
+		},
+		"explicit schema that does not compile": func(p *site.Page) {
+			site.Handle(p, site.Action{Name: "x", Expose: protocol.ExposePublic, Input: []byte(`{"type":"objekt"}`)}, func(*site.Request, struct{}) (site.Result[site.NoOutput], error) {
+				return site.Result[site.NoOutput]{}, nil
+			})
+		},
+	}
+	for name, register := range cases {
+		t.Run(name, func(t *testing.T) {
+			p := site.New(site.Options{}).Page("/p", site.PageOptions{})
+			defer func() {
+				if recover() == nil {
+					t.Errorf("registration did not panic")
+				}
+			}()
+			register(p)
+		})
+	}
+}
+
+func TestRegistration_ConflictingPatternsAndLateRegistrationPanic(t *testing.T) {
+	mustPanic := func(name string, f func()) {
+		t.Helper()
+		defer func() {
+			if recover() == nil {
+				t.Errorf("%s: no panic", name)
+			}
+		}()
+		f()
+	}
+	s := site.New(site.Options{})
+	s.Page("/a/{x}", site.PageOptions{})
+	mustPanic("conflict", func() { s.Page("/a/{y}", site.PageOptions{}) })
+	mustPanic("method in pattern", func() { s.Page("GET /b", site.PageOptions{}) })
+	do(s, "GET", "/a/1")
+	mustPanic("after serving", func() { s.Page("/c", site.PageOptions{}) })
+}
+
+func TestGraphSize_WarnsOncePerRoute(t *testing.T) {
+	f := newFixture(t)
+	for range 3 {
+		do(f.site, "GET", "/big", "Accept", agent)
+	}
+	do(f.site, "GET", "/products/tee", "Accept", agent)
+	logs := f.logs.String()
+	if n := strings.Count(logs, "token ceiling"); n != 1 {
+		t.Fatalf("%d warnings, want 1:\n%s", n, logs)
+	}
+	if !strings.Contains(logs, "route=/big") || !strings.Contains(logs, "bytes=") {
+		t.Errorf("warning lacks route or size: %s", logs)
+	}
+}
+
+func TestGraphOnlyPage_Answers406ToBrowsers(t *testing.T) {
+	f := newFixture(t)
+	if w := do(f.site, "GET", "/agents/x"); w.Code != http.StatusNotAcceptable {
+		t.Errorf("status %d", w.Code)
+	}
+	if w := do(f.site, "GET", "/agents/x", "Accept", agent); w.Code != 200 || !isGraph(w) {
+		t.Errorf("agent: status %d", w.Code)
+	}
+}
+
+func TestWrap_SendsEverythingElseToTheApplication(t *testing.T) {
+	s := site.New(site.Options{})
+	s.Page("/products/{slug}", site.PageOptions{Description: "product",
+		Load: func(r *site.Request) (*site.State, error) {
+			return &site.State{Entities: map[string]any{"slug": r.PathValue("slug")}}, nil
+		}})
+	s.Page("/own", site.PageOptions{View: productView, Load: func(r *site.Request) (*site.State, error) {
+		return &site.State{Entities: map[string]any{"product": product{Name: "Own view"}}}, nil
+	}})
+	app := http.NewServeMux()
+	app.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.Write([]byte("app:" + r.URL.Path))
+	})
+	h := s.Wrap(app)
+
+	// A browser on a page with a graph: the app renders it, the site adds
+	// Vary and Link.
+	w := do(h, "GET", "/products/tee")
+	if w.Body.String() != "app:/products/tee" || w.Header().Get("Vary") != "Accept" || w.Header().Get("Link") == "" {
+		t.Errorf("browser on page: %q %v", w.Body, w.Header())
+	}
+	// An agent on the same URL gets the graph.
+	w = do(h, "GET", "/products/tee", "Accept", agent)
+	if !isGraph(w) || !strings.Contains(w.Body.String(), `"slug":"tee"`) {
+		t.Errorf("agent on page: %s", w.Body)
+	}
+	// A page with its own view is rendered by the site.
+	if w = do(h, "GET", "/own"); !strings.Contains(w.Body.String(), "Own view") {
+		t.Errorf("own view: %s", w.Body)
+	}
+	// Paths without a graph: the app for browsers (headers untouched), a
+	// not_found delta for agents.
+	w = do(h, "GET", "/about")
+	if w.Body.String() != "app:/about" || w.Header().Get("Link") != "" || w.Header().Get("Vary") != "" {
+		t.Errorf("browser off page: %q %v", w.Body, w.Header())
+	}
+	if w = do(h, "GET", "/about", "Accept", agent); w.Code != 404 || !isGraph(w) {
+		t.Errorf("agent off page: %d %s", w.Code, w.Body)
+	}
+	// The index is the site's.
+	if w = do(h, "GET", protocol.WellKnownPath); !strings.Contains(w.Body.String(), `"/products/[slug]"`) {
+		t.Errorf("index: %s", w.Body)
+	}
+}
+
+func TestDefaultAuth_AcceptsNoBearerToken(t *testing.T) {
+	s := site.New(site.Options{})
+	s.Page("/", site.PageOptions{})
+	w := do(s, "GET", "/", "Accept", agent, "Authorization", "Bearer anything")
+	if w.Code != 401 {
+		t.Errorf("status %d", w.Code)
+	}
+}
+
+var _ = httptest.NewRecorder
