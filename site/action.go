@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"reflect"
 	"net/url"
+	"reflect"
 	"regexp"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
