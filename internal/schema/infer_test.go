@@ -1,0 +1,123 @@
+package schema_test
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/affordances-go/affordances/internal/schema"
+)
+
+type Base struct {
+	ID    string `json:"id"`
+	Shade string `json:"shade,omitempty"`
+}
+
+type everything struct {
+	Base
+	Name     string            `json:"name" description:"a name" minLength:"1" maxLength:"20" pattern:"^[a-z]+$"`
+	Qty      int               `json:"qty,omitempty" minimum:"1" maximum:"10" default:"1"`
+	Small    int8              `json:"small,omitzero"`
+	Count    uint              `json:"count"`
+	Ratio    float64           `json:"ratio" required:"false"`
+	Ok       bool              `json:"ok"`
+	Size     string            `json:"size" enum:"S,M,L"`
+	Levels   []int             `json:"levels" enum:"1,2" minItems:"1" maxItems:"2"`
+	Pair     [2]string         `json:"pair"`
+	Tags     map[string]string `json:"tags"`
+	Any      any               `json:"any"`
+	Optional *string           `json:"optional"`
+	Must     *string           `json:"must" required:"true"`
+	When     time.Time         `json:"when"`
+	Raw      json.RawMessage   `json:"raw"`
+	Shade    int               `json:"shade"` // hides Base.Shade
+	Skipped  string            `json:"-"`
+	hidden   string
+	NoTag    string
+}
+
+func TestInfer_ReadsEveryTagAndFollowsEncodingJSON(t *testing.T) {
+	s, err := schema.For[everything](&schema.Options{Strict: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := json.Marshal(s)
+	want := `{"type":"object","properties":{` +
+		`"id":{"type":"string"},` +
+		`"shade":{"type":"integer"},` +
+		`"name":{"description":"a name","type":"string","pattern":"^[a-z]+$","minLength":1,"maxLength":20},` +
+		`"qty":{"type":"integer","minimum":1,"maximum":10,"default":1},` +
+		`"small":{"type":"integer","minimum":-128,"maximum":127},` +
+		`"count":{"type":"integer","minimum":0},` +
+		`"ratio":{"type":"number"},` +
+		`"ok":{"type":"boolean"},` +
+		`"size":{"type":"string","enum":["S","M","L"]},` +
+		`"levels":{"type":"array","items":{"type":"integer","enum":[1,2]},"minItems":1,"maxItems":2},` +
+		`"pair":{"type":"array","items":{"type":"string"},"minItems":2,"maxItems":2},` +
+		`"tags":{"type":"object","additionalProperties":{"type":"string"}},` +
+		`"any":{},` +
+		`"optional":{"type":"string"},` +
+		`"must":{"type":"string"},` +
+		`"when":{"type":"string","format":"date-time"},` +
+		`"raw":{},` +
+		`"NoTag":{"type":"string"}},` +
+		`"required":["id","shade","name","count","ok","size","levels","pair","tags","any","must","when","raw","NoTag"],` +
+		`"additionalProperties":false}`
+	if string(got) != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+type node struct {
+	Next *node `json:"next"`
+}
+
+func TestInfer_RejectsWhatJSONCannotCarryAndBadTags(t *testing.T) {
+	cases := map[reflect.Type]string{
+		reflect.TypeFor[node](): "recursive",
+		reflect.TypeFor[struct {
+			C chan int `json:"c"`
+		}](): "cannot be represented",
+		reflect.TypeFor[struct {
+			N int `json:"n" pattern:"x"`
+		}](): "pattern applies to strings",
+		reflect.TypeFor[struct {
+			N int `json:"n" minimum:"1.5"`
+		}](): "not an integer",
+		reflect.TypeFor[struct {
+			N int `json:"n" minimum:"5" maximum:"1"`
+		}](): "above maximum",
+		reflect.TypeFor[struct {
+			S string `json:"s" pattern:"("`
+		}](): "pattern",
+		reflect.TypeFor[struct {
+			N int `json:"n" enum:"a"`
+		}](): "not an integer",
+		reflect.TypeFor[struct {
+			S string `json:"s" required:"yes"`
+		}](): "required tag",
+		reflect.TypeFor[struct {
+			S string `json:"s" minItems:"1"`
+		}](): "minItems applies to arrays",
+	}
+	for typ, want := range cases {
+		_, err := schema.Infer(typ, nil)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: error %v, want one containing %q", typ, err, want)
+		}
+	}
+}
+
+func TestSchema_RoundTripsThroughJSON(t *testing.T) {
+	in := `{"type":"object","properties":{"b":{"type":"string"},"a":{"type":"integer"}},"required":["b"],"additionalProperties":false}`
+	var s schema.Schema
+	if err := json.Unmarshal([]byte(in), &s); err != nil {
+		t.Fatal(err)
+	}
+	out, _ := json.Marshal(&s)
+	if string(out) != in {
+		t.Errorf("round trip:\n%s\n%s", out, in)
+	}
+}

@@ -1,0 +1,114 @@
+package site_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http/httptest"
+
+	"github.com/affordances-go/affordances/protocol"
+	"github.com/affordances-go/affordances/site"
+)
+
+// A page is a pattern, a loader and (usually) an HTML view. An agent that
+// asks for the page's URL with the Affordances media type gets its graph.
+func ExampleSite_Page() {
+	s := site.New(site.Options{Name: "Books"})
+	s.Page("/books/{id}", site.PageOptions{
+		Description: "One book",
+		Load: func(r *site.Request) (*site.State, error) {
+			if r.PathValue("id") != "1" {
+				return nil, site.ErrNotFound
+			}
+			return &site.State{
+				Entities: map[string]any{"book": map[string]any{"title": "Dune", "price": 999}},
+				Nav:      []protocol.Nav{{To: "/books", Label: "All books"}},
+			}, nil
+		},
+	})
+
+	r := httptest.NewRequest("GET", "/books/1", nil)
+	r.Header.Set("Accept", protocol.MediaType)
+	w := httptest.NewRecorder()
+	s.ServeHTTP(w, r)
+	fmt.Println(w.Code, w.Header().Get("Content-Type"))
+	fmt.Println(w.Body.String())
+	// Output:
+	// 200 application/vnd.affordances+json
+	// {"v":"0","page":"/books/1","route":"/books/[id]","entities":{"book":{"price":999,"title":"Dune"}},"actions":[],"nav":[{"to":"/books","label":"All books"}]}
+}
+
+// An action is declared with a typed handler. Its input schema comes from
+// the struct tags of the input type; the graph lists it with its
+// availability for this request.
+func ExampleHandle() {
+	s := site.New(site.Options{})
+	page := s.Page("/cart", site.PageOptions{
+		Load: func(r *site.Request) (*site.State, error) {
+			return &site.State{Entities: map[string]any{"cart": []string{}}}, nil
+		},
+	})
+
+	type SetQuantity struct {
+		SKU string `json:"sku" description:"the line to change"`
+		Qty int    `json:"qty" minimum:"0" maximum:"10"`
+	}
+	site.Handle(page, site.Action{
+		Name:        "setQuantity",
+		Description: "Change how many of one item the cart holds",
+		Expose:      protocol.ExposePublic,
+		Effects:     []string{"cart"},
+		Guard: site.Guard{Text: "the cart is not empty", Check: func(r *site.Request, st *site.State) (bool, string) {
+			return len(st.Entities["cart"].([]string)) > 0, "the cart is empty"
+		}},
+	}, func(r *site.Request, in SetQuantity) (site.Result[site.NoOutput], error) {
+		return site.Result[site.NoOutput]{Message: "Quantity updated."}, nil
+	})
+
+	w := httptest.NewRecorder()
+	s.ServeHTTP(w, httptest.NewRequest("GET", "/cart?affordances=1", nil))
+	var out bytes.Buffer
+	json.Indent(&out, w.Body.Bytes(), "", "  ")
+	fmt.Println(out.String())
+	// Output:
+	// {
+	//   "v": "0",
+	//   "page": "/cart",
+	//   "route": "/cart",
+	//   "entities": {
+	//     "cart": []
+	//   },
+	//   "actions": [
+	//     {
+	//       "name": "setQuantity",
+	//       "description": "Change how many of one item the cart holds",
+	//       "input": {
+	//         "type": "object",
+	//         "properties": {
+	//           "sku": {
+	//             "description": "the line to change",
+	//             "type": "string"
+	//           },
+	//           "qty": {
+	//             "type": "integer",
+	//             "minimum": 0,
+	//             "maximum": 10
+	//           }
+	//         },
+	//         "required": [
+	//           "sku",
+	//           "qty"
+	//         ],
+	//         "additionalProperties": false
+	//       },
+	//       "expose": "public",
+	//       "guard": "the cart is not empty",
+	//       "effects": [
+	//         "cart"
+	//       ],
+	//       "available": false,
+	//       "reason": "the cart is empty"
+	//     }
+	//   ]
+	// }
+}
