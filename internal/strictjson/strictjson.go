@@ -1,0 +1,387 @@
+// Package strictjson parses untrusted JSON into the generic values the
+// schema validator reads (maps, slices, strings, json.Number, bools, nil),
+// more strictly than encoding/json: a key repeated in one object, or two
+// keys that differ only in case, is an error instead of a silent "last one
+// wins"; nesting is bounded; invalid UTF-8 is an error rather than being
+// replaced. It is the first thing that touches a call's body, so it is
+// fuzzed against encoding/json.
+package strictjson
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// Error is a parse failure with the byte offset where it was found.
+type Error struct {
+	Offset int
+	Msg    string
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("JSON at byte %d: %s", e.Offset, e.Msg) }
+
+// Object is a parsed top-level object with the raw bytes of each member's
+// value, so a member can be decoded into a Go type without re-encoding.
+type Object struct {
+	Values map[string]any
+	Raw    map[string][]byte
+}
+
+// Parse parses one JSON value, with nesting at most maxDepth deep.
+func Parse(data []byte, maxDepth int) (any, error) {
+	p := parser{data: data, maxDepth: maxDepth}
+	return p.document()
+}
+
+// ParseObject parses a document that must be a JSON object, keeping the
+// raw bytes of its members' values.
+func ParseObject(data []byte, maxDepth int) (*Object, error) {
+	p := parser{data: data, maxDepth: maxDepth, raw: map[string][]byte{}}
+	v, err := p.document()
+	if err != nil {
+		return nil, err
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, &Error{0, "the document is not a JSON object"}
+	}
+	return &Object{Values: m, Raw: p.raw}, nil
+}
+
+type parser struct {
+	data     []byte
+	pos      int
+	depth    int
+	maxDepth int
+	raw      map[string][]byte // spans of the top-level object's members, when wanted
+}
+
+func (p *parser) fail(msg string, args ...any) error {
+	return &Error{p.pos, fmt.Sprintf(msg, args...)}
+}
+
+func (p *parser) document() (any, error) {
+	v, err := p.value()
+	if err != nil {
+		return nil, err
+	}
+	p.space()
+	if p.pos != len(p.data) {
+		return nil, p.fail("unexpected data after the value")
+	}
+	return v, nil
+}
+
+func (p *parser) space() {
+	for p.pos < len(p.data) {
+		switch p.data[p.pos] {
+		case ' ', '\t', '\n', '\r':
+			p.pos++
+		default:
+			return
+		}
+	}
+}
+
+func (p *parser) value() (any, error) {
+	p.space()
+	if p.pos >= len(p.data) {
+		return nil, p.fail("unexpected end of input")
+	}
+	switch c := p.data[p.pos]; {
+	case c == '{':
+		return p.object()
+	case c == '[':
+		return p.array()
+	case c == '"':
+		return p.string()
+	case c == '-' || (c >= '0' && c <= '9'):
+		return p.number()
+	case p.literal("true"):
+		return true, nil
+	case p.literal("false"):
+		return false, nil
+	case p.literal("null"):
+		return nil, nil
+	}
+	return nil, p.fail("invalid character %q", p.data[p.pos])
+}
+
+func (p *parser) literal(word string) bool {
+	if strings.HasPrefix(string(p.data[p.pos:min(len(p.data), p.pos+len(word))]), word) {
+		p.pos += len(word)
+		return true
+	}
+	return false
+}
+
+func (p *parser) enter() error {
+	p.depth++
+	if p.depth > p.maxDepth {
+		return p.fail("nested more than %d levels deep", p.maxDepth)
+	}
+	return nil
+}
+
+func (p *parser) object() (any, error) {
+	if err := p.enter(); err != nil {
+		return nil, err
+	}
+	p.pos++ // {
+	m := map[string]any{}
+	var folded map[string]string // lower-cased key -> key, built when needed
+	p.space()
+	if p.pos < len(p.data) && p.data[p.pos] == '}' {
+		p.pos++
+		p.depth--
+		return m, nil
+	}
+	for {
+		p.space()
+		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
+			return nil, p.fail("expected a property name")
+		}
+		keyAt := p.pos
+		key, err := p.string()
+		if err != nil {
+			return nil, err
+		}
+		if _, dup := m[key]; dup {
+			return nil, &Error{keyAt, fmt.Sprintf("property %q appears twice", key)}
+		}
+		if folded == nil {
+			folded = make(map[string]string, 4)
+			for k := range m {
+				folded[strings.ToLower(k)] = k
+			}
+		}
+		lower := strings.ToLower(key)
+		if other, clash := folded[lower]; clash {
+			return nil, &Error{keyAt, fmt.Sprintf("properties %q and %q differ only in case", other, key)}
+		}
+		folded[lower] = key
+		p.space()
+		if p.pos >= len(p.data) || p.data[p.pos] != ':' {
+			return nil, p.fail("expected ':' after property name")
+		}
+		p.pos++
+		p.space()
+		start := p.pos
+		v, err := p.value()
+		if err != nil {
+			return nil, err
+		}
+		if p.raw != nil && p.depth == 1 {
+			p.raw[key] = p.data[start:p.pos]
+		}
+		m[key] = v
+		p.space()
+		if p.pos >= len(p.data) {
+			return nil, p.fail("unexpected end of input in an object")
+		}
+		switch p.data[p.pos] {
+		case ',':
+			p.pos++
+		case '}':
+			p.pos++
+			p.depth--
+			return m, nil
+		default:
+			return nil, p.fail("expected ',' or '}' in an object")
+		}
+	}
+}
+
+func (p *parser) array() (any, error) {
+	if err := p.enter(); err != nil {
+		return nil, err
+	}
+	p.pos++ // [
+	a := []any{}
+	p.space()
+	if p.pos < len(p.data) && p.data[p.pos] == ']' {
+		p.pos++
+		p.depth--
+		return a, nil
+	}
+	for {
+		v, err := p.value()
+		if err != nil {
+			return nil, err
+		}
+		a = append(a, v)
+		p.space()
+		if p.pos >= len(p.data) {
+			return nil, p.fail("unexpected end of input in an array")
+		}
+		switch p.data[p.pos] {
+		case ',':
+			p.pos++
+		case ']':
+			p.pos++
+			p.depth--
+			return a, nil
+		default:
+			return nil, p.fail("expected ',' or ']' in an array")
+		}
+	}
+}
+
+func (p *parser) number() (any, error) {
+	start := p.pos
+	d := p.data
+	if p.pos < len(d) && d[p.pos] == '-' {
+		p.pos++
+	}
+	switch {
+	case p.pos < len(d) && d[p.pos] == '0':
+		p.pos++
+	case p.pos < len(d) && d[p.pos] >= '1' && d[p.pos] <= '9':
+		for p.pos < len(d) && d[p.pos] >= '0' && d[p.pos] <= '9' {
+			p.pos++
+		}
+	default:
+		return nil, p.fail("invalid number")
+	}
+	if p.pos < len(d) && d[p.pos] == '.' {
+		p.pos++
+		if !p.digits() {
+			return nil, p.fail("invalid number: digits expected after '.'")
+		}
+	}
+	if p.pos < len(d) && (d[p.pos] == 'e' || d[p.pos] == 'E') {
+		p.pos++
+		if p.pos < len(d) && (d[p.pos] == '+' || d[p.pos] == '-') {
+			p.pos++
+		}
+		if !p.digits() {
+			return nil, p.fail("invalid number: digits expected in the exponent")
+		}
+	}
+	return json.Number(d[start:p.pos]), nil
+}
+
+func (p *parser) digits() bool {
+	start := p.pos
+	for p.pos < len(p.data) && p.data[p.pos] >= '0' && p.data[p.pos] <= '9' {
+		p.pos++
+	}
+	return p.pos > start
+}
+
+func (p *parser) string() (string, error) {
+	p.pos++ // opening quote
+	start := p.pos
+	d := p.data
+	// Fast path: no escapes.
+	for p.pos < len(d) {
+		c := d[p.pos]
+		if c == '"' {
+			s := d[start:p.pos]
+			if !utf8.Valid(s) {
+				return "", &Error{start, "invalid UTF-8 in a string"}
+			}
+			p.pos++
+			return string(s), nil
+		}
+		if c == '\\' {
+			break
+		}
+		if c < 0x20 {
+			return "", p.fail("control character in a string")
+		}
+		p.pos++
+	}
+	var b strings.Builder
+	b.Write(d[start:p.pos])
+	for p.pos < len(d) {
+		c := d[p.pos]
+		switch {
+		case c == '"':
+			p.pos++
+			s := b.String()
+			if !utf8.ValidString(s) {
+				return "", &Error{start, "invalid UTF-8 in a string"}
+			}
+			return s, nil
+		case c < 0x20:
+			return "", p.fail("control character in a string")
+		case c != '\\':
+			b.WriteByte(c)
+			p.pos++
+			continue
+		}
+		p.pos++ // backslash
+		if p.pos >= len(d) {
+			break
+		}
+		e := d[p.pos]
+		p.pos++
+		switch e {
+		case '"', '\\', '/':
+			b.WriteByte(e)
+		case 'b':
+			b.WriteByte('\b')
+		case 'f':
+			b.WriteByte('\f')
+		case 'n':
+			b.WriteByte('\n')
+		case 'r':
+			b.WriteByte('\r')
+		case 't':
+			b.WriteByte('\t')
+		case 'u':
+			r, ok := p.hex4()
+			if !ok {
+				return "", p.fail("invalid \\u escape")
+			}
+			if utf16.IsSurrogate(r) {
+				r2 := utf8.RuneError
+				if p.pos+1 < len(d) && d[p.pos] == '\\' && d[p.pos+1] == 'u' {
+					save := p.pos
+					p.pos += 2
+					var ok2 bool
+					if r2, ok2 = p.hex4(); !ok2 {
+						return "", p.fail("invalid \\u escape")
+					}
+					if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
+						b.WriteRune(dec)
+						continue
+					}
+					p.pos = save // not a pair: the second escape stands alone
+				}
+				b.WriteRune(utf8.RuneError) // a lone surrogate, as encoding/json reads it
+				continue
+			}
+			b.WriteRune(r)
+		default:
+			return "", p.fail("invalid escape \\%c", e)
+		}
+	}
+	return "", p.fail("unterminated string")
+}
+
+func (p *parser) hex4() (rune, bool) {
+	if p.pos+4 > len(p.data) {
+		return 0, false
+	}
+	var r rune
+	for _, c := range p.data[p.pos : p.pos+4] {
+		r <<= 4
+		switch {
+		case c >= '0' && c <= '9':
+			r |= rune(c - '0')
+		case c >= 'a' && c <= 'f':
+			r |= rune(c - 'a' + 10)
+		case c >= 'A' && c <= 'F':
+			r |= rune(c - 'A' + 10)
+		default:
+			return 0, false
+		}
+	}
+	p.pos += 4
+	return r, true
+}
