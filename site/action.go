@@ -12,6 +12,7 @@ import (
 
 	"github.com/affordances-go/affordances/internal/schema"
 	"github.com/affordances-go/affordances/protocol"
+	"github.com/affordances-go/affordances/site/ratelimit"
 )
 
 // Action declares what an agent or a person can do on a page. Register it
@@ -44,6 +45,8 @@ type Action struct {
 	// Output replaces the output schema inferred from the handler's output
 	// type.
 	Output json.RawMessage
+	// Limit overrides the site's default rate limit for this action.
+	Limit *ratelimit.Limit
 }
 
 // Guard is an action's precondition, evaluated on the page's state for
@@ -100,6 +103,8 @@ type action struct {
 	validator *jsonschema.Schema // compiled input schema
 	inType    reflect.Type
 	hasOutput bool
+	cases     *caseTree // Go field names of the input, for case-sensitive decoding
+	decode    func(raw []byte) (any, error)
 	run       func(r *Request, in any) (out any, msg, redirect string, err error)
 }
 
@@ -121,6 +126,11 @@ func Handle[In, Out any](p *Page, a Action, h Handler[In, Out]) {
 	}
 	if h == nil {
 		panic(fmt.Sprintf("site: action %q on %s: nil handler", a.Name, p.pattern))
+	}
+	act.decode = func(raw []byte) (any, error) {
+		var in In
+		err := json.Unmarshal(raw, &in)
+		return in, err
 	}
 	act.run = func(r *Request, in any) (any, string, string, error) {
 		res, err := h(r, in.(In))
@@ -148,7 +158,12 @@ func newAction(p *Page, a Action, in, out reflect.Type) (*action, error) {
 	case p.byName[a.Name] != nil:
 		return nil, fmt.Errorf("a second action of that name on the route")
 	}
-	act := &action{meta: a, page: p, inType: in}
+	if a.Limit != nil {
+		if err := a.Limit.Valid(); err != nil {
+			return nil, err
+		}
+	}
+	act := &action{meta: a, page: p, inType: in, cases: newCaseTree(in)}
 	act.summary = protocol.ActionSummary{
 		Name: a.Name, Description: a.Description, Expose: a.Expose,
 		Guard: a.Guard.Text, Effects: a.Effects, ReadOnly: a.ReadOnly,

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"html/template"
 	"net/http"
+	"net/url"
 	"strconv"
+	"strings"
 
 	"github.com/affordances-go/affordances/protocol"
 )
@@ -18,6 +20,14 @@ type View struct {
 	Request *Request
 	// Route is the page's route in bracket form.
 	Route string
+
+	// Error is set when the page is shown again after a form's call
+	// failed: the error, with its issues.
+	Error *protocol.Error
+	// Form holds the values the failed form posted, to fill it again.
+	Form url.Values
+	// FailedAction names the action whose form failed.
+	FailedAction string
 
 	page    *Page
 	actions []protocol.ActionDescriptor
@@ -43,6 +53,21 @@ func (v *View) Action(name string) *protocol.ActionDescriptor {
 	return nil
 }
 
+// FieldError returns the message of the first issue about the named input
+// field of the failed form, or "".
+func (v *View) FieldError(field string) string {
+	if v.Error == nil {
+		return ""
+	}
+	want := "/" + escapePointer(field)
+	for _, is := range v.Error.Issues {
+		if is.Path == want || strings.HasPrefix(is.Path, want+"/") {
+			return is.Message
+		}
+	}
+	return ""
+}
+
 // LinkTag is the <link rel="affordances"> element that advertises the
 // page's graph, for a page's <head>.
 const LinkTag template.HTML = `<link rel="affordances" href="?affordances=1">`
@@ -50,13 +75,22 @@ const LinkTag template.HTML = `<link rel="affordances" href="?affordances=1">`
 // Funcs returns the template functions of the package, to add to a page
 // template before parsing it:
 //
-//	tmpl := template.Must(template.New("").Funcs(site.Funcs()).ParseFS(...))
+//		tmpl := template.Must(template.New("").Funcs(site.Funcs()).ParseFS(...))
 //
-// affordancesLink writes the <link rel="affordances"> element for the
-// page's <head>.
+//	  - affordancesLink writes the <link rel="affordances"> element for the
+//	    page's <head>.
+//	  - actionForm VIEW NAME [FIELD VALUE]... writes a complete form for an
+//	    action: a labelled control per input property, a submit button that
+//	    is disabled (with the reason shown) when the action is unavailable,
+//	    and the field errors of a failed post. FIELD VALUE pairs fix inputs
+//	    as hidden fields, such as the SKU of a product page.
+//	  - actionField NAME writes the hidden field that names the action, for
+//	    forms written by hand.
 func Funcs() template.FuncMap {
 	return template.FuncMap{
 		"affordancesLink": func() template.HTML { return LinkTag },
+		"actionForm":      actionForm,
+		"actionField":     actionField,
 	}
 }
 

@@ -102,6 +102,37 @@ func BearerToken(r *http.Request) (token string, ok bool) { return bearerToken(r
 // ServeMux handler.
 type Request struct {
 	*http.Request
-	// Caller is who made the request.
+	// Caller is who made the request. An action that changes who the
+	// caller is (signing in or out) sets it, so that the delta's action
+	// availability is computed for the new caller.
 	Caller Caller
+
+	header http.Header // response headers an action set, sent only on success
+}
+
+// SetCookie adds a Set-Cookie header to the response. An action's cookies
+// are sent only when the action succeeds, so a failed call leaves the
+// client's cookies as they were.
+func (r *Request) SetCookie(c *http.Cookie) {
+	if v := c.String(); v != "" {
+		r.ResponseHeader().Add("Set-Cookie", v)
+	}
+}
+
+// ResponseHeader returns headers to add to the response. Headers set by an
+// action are sent only when it succeeds.
+func (r *Request) ResponseHeader() http.Header {
+	if r.header == nil {
+		r.header = http.Header{}
+	}
+	return r.header
+}
+
+// flushHeader copies the headers an action set to the response.
+func (r *Request) flushHeader(w http.ResponseWriter) {
+	for k, vs := range r.header {
+		for _, v := range vs {
+			w.Header().Add(k, v)
+		}
+	}
 }

@@ -2,6 +2,8 @@ package site
 
 import (
 	"errors"
+	"fmt"
+	"html/template"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -9,6 +11,7 @@ import (
 	"sync/atomic"
 
 	"github.com/affordances-go/affordances/protocol"
+	"github.com/affordances-go/affordances/site/ratelimit"
 )
 
 // Options configure a [Site]. The zero value is a working site with no
@@ -35,6 +38,36 @@ type Options struct {
 	GraphTokenLimit int
 	// Logger receives warnings and errors. Default: slog.Default().
 	Logger *slog.Logger
+	// AuditLogger receives one record per call, by any transport.
+	// Default: Logger.
+	AuditLogger *slog.Logger
+
+	// Origins lists the origins ("https://shop.example") that cookie
+	// calls may come from. Default: the request's own scheme and host,
+	// the scheme being https when the connection is TLS. Behind a proxy
+	// that terminates TLS, list the public origin here.
+	Origins []string
+	// MaxBodyBytes limits the body of a call. Default: 1 MiB.
+	MaxBodyBytes int64
+	// Limiter counts calls per caller, route and action. Default: an
+	// in-memory GCRA limiter.
+	Limiter ratelimit.Limiter
+	// DefaultLimit applies to actions that set no Limit of their own.
+	// Default: 120 calls a minute with a burst of 30.
+	DefaultLimit ratelimit.Limit
+	// LimiterFailClosed denies calls (429, Retry-After: 1) when the
+	// limiter fails. By default such calls are allowed, the failure is
+	// logged and counted in [Site.LimiterFaults]: a broken limiter must
+	// not take the site down.
+	LimiterFailClosed bool
+	// ClientAddr returns the address that keys the rate limit of
+	// anonymous callers. Default: the host of r.RemoteAddr. Behind a
+	// proxy, read the proxy's header here.
+	ClientAddr func(r *http.Request) string
+	// ConfirmView renders the page a person sees before a confirm action
+	// posted from a form runs, from a [ConfirmData]. Default: a plain
+	// built-in page.
+	ConfirmView *template.Template
 }
 
 // Site is an Affordances site: an http.Handler serving pages to browsers
@@ -56,6 +89,14 @@ type Site struct {
 	own     *handler // the site's own handler, with no wrapped app
 
 	warned sync.Map // route -> struct{}: graphs already reported as too large
+
+	audit         *slog.Logger
+	origins       []string // normalised
+	maxBody       int64
+	limiter       ratelimit.Limiter
+	defaultLimit  ratelimit.Limit
+	limiterFaults atomic.Int64
+	confirmView   *template.Template
 }
 
 // New returns an empty site.
@@ -77,9 +118,43 @@ func New(opts Options) *Site {
 	if s.tokenLimit <= 0 {
 		s.tokenLimit = 2000
 	}
+	s.audit = opts.AuditLogger
+	if s.audit == nil {
+		s.audit = s.log
+	}
+	for _, o := range opts.Origins {
+		n, ok := normalizeOrigin(o)
+		if !ok {
+			panic(fmt.Sprintf("site: Options.Origins: %q is not an origin such as https://shop.example", o))
+		}
+		s.origins = append(s.origins, n)
+	}
+	s.maxBody = opts.MaxBodyBytes
+	if s.maxBody <= 0 {
+		s.maxBody = 1 << 20
+	}
+	s.limiter = opts.Limiter
+	if s.limiter == nil {
+		s.limiter = ratelimit.NewMemory(nil)
+	}
+	s.defaultLimit = opts.DefaultLimit
+	if s.defaultLimit == (ratelimit.Limit{}) {
+		s.defaultLimit = ratelimit.PerMinute(120, 30)
+	}
+	if err := s.defaultLimit.Valid(); err != nil {
+		panic("site: Options.DefaultLimit: " + err.Error())
+	}
+	s.confirmView = opts.ConfirmView
+	if s.confirmView == nil {
+		s.confirmView = defaultConfirmView
+	}
 	s.own = &handler{site: s}
 	return s
 }
+
+// LimiterFaults returns how many calls the limiter failed to decide on
+// since the site started.
+func (s *Site) LimiterFaults() int64 { return s.limiterFaults.Load() }
 
 // ServeHTTP serves the site's pages and index; everything else is 404.
 func (s *Site) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.own.ServeHTTP(w, r) }
@@ -169,8 +244,22 @@ func (ph *pageHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		w.Header().Add("Vary", "Accept")
 		http.Error(w, "This page is served to agents only: ask for "+protocol.MediaType+".", http.StatusNotAcceptable)
+	case http.MethodPost:
+		switch {
+		case postIsCall(r):
+			p.site.serveAgentCall(w, r, p)
+		case p.opts.View == nil && ph.next != nil:
+			ph.next.ServeHTTP(w, r) // the application renders this page and handles its forms
+		case isForm(r):
+			p.site.serveFormCall(w, r, p)
+		case wantsGraph(r):
+			writeDelta(w, r, http.StatusBadRequest, protocol.Fail(protocol.CodeInvalidInput,
+				"a call must be sent with Content-Type: "+protocol.MediaType))
+		default:
+			http.Error(w, "unsupported Content-Type: post an HTML form or an Affordances call", http.StatusUnsupportedMediaType)
+		}
 	default:
-		w.Header().Set("Allow", "GET, HEAD")
+		w.Header().Set("Allow", "GET, HEAD, POST")
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
 	}
 }

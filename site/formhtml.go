@@ -1,0 +1,172 @@
+package site
+
+import (
+	"fmt"
+	"html"
+	"html/template"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/affordances-go/affordances/internal/schema"
+)
+
+// actionField is the template helper that writes the hidden field naming
+// an action.
+func actionField(name string) template.HTML {
+	return template.HTML(`<input type="hidden" name="` + FormActionField + `" value="` + html.EscapeString(name) + `">`)
+}
+
+// actionForm is the template helper that writes a whole form for an
+// action; see [Funcs].
+func actionForm(v *View, name string, presets ...any) (template.HTML, error) {
+	if v == nil || v.page == nil {
+		return "", fmt.Errorf("actionForm: the first argument must be the page's View (.)")
+	}
+	if len(presets)%2 != 0 {
+		return "", fmt.Errorf("actionForm %s: presets must be FIELD VALUE pairs", name)
+	}
+	a := v.page.byName[name]
+	d := v.Action(name)
+	if a == nil || d == nil {
+		return "", nil // unknown or hidden from this person: nothing to show
+	}
+	fixed := map[string]string{}
+	for i := 0; i < len(presets); i += 2 {
+		fixed[fmt.Sprint(presets[i])] = fmt.Sprint(presets[i+1])
+	}
+	esc := html.EscapeString
+	var b strings.Builder
+	fmt.Fprintf(&b, `<form method="post" class="affordances-action" data-action="%s">`, esc(name))
+	b.WriteString(string(actionField(name)))
+	if a.input != nil {
+		for _, p := range a.input.Properties {
+			if val, ok := fixed[p.Name]; ok {
+				fmt.Fprintf(&b, `<input type="hidden" name="%s" value="%s">`, esc(p.Name), esc(val))
+			}
+		}
+	}
+	failed := v.FailedAction == name && v.Error != nil
+	if failed && len(v.Error.Issues) == 0 {
+		fmt.Fprintf(&b, `<p class="form-error" role="alert">%s</p>`, esc(v.Error.Message))
+	}
+	if a.input != nil {
+		required := map[string]bool{}
+		for _, r := range a.input.Required {
+			required[r] = true
+		}
+		for _, p := range a.input.Properties {
+			if _, ok := fixed[p.Name]; ok {
+				continue
+			}
+			value := ""
+			if p.Schema.Default != nil {
+				value = fmt.Sprint(p.Schema.Default)
+			}
+			if failed {
+				value = v.Form.Get(p.Name)
+			}
+			msg := ""
+			if failed {
+				msg = v.FieldError(p.Name)
+			}
+			writeControl(&b, name, p, value, required[p.Name], msg)
+		}
+	}
+	disabled := ""
+	if !d.Available {
+		disabled = " disabled"
+	}
+	fmt.Fprintf(&b, `<button type="submit"%s>%s</button>`, disabled, esc(humanize(name)))
+	if !d.Available && d.Reason != "" {
+		fmt.Fprintf(&b, `<p class="reason">%s</p>`, esc(d.Reason))
+	}
+	b.WriteString(`</form>`)
+	return template.HTML(b.String()), nil
+}
+
+// writeControl writes the label and control of one input property.
+func writeControl(b *strings.Builder, action string, p schema.Property, value string, required bool, msg string) {
+	esc := html.EscapeString
+	id := esc(action + "-" + p.Name)
+	label := p.Schema.Description
+	if label == "" {
+		label = humanize(p.Name)
+	}
+	fmt.Fprintf(b, `<p class="field"><label for="%s">%s</label> `, id, esc(label))
+	req := ""
+	if required {
+		req = " required"
+	}
+	invalid := ""
+	if msg != "" {
+		invalid = ` aria-invalid="true" aria-describedby="` + id + `-error"`
+	}
+	s := p.Schema
+	switch {
+	case len(s.Enum) > 0:
+		fmt.Fprintf(b, `<select id="%s" name="%s"%s%s>`, id, esc(p.Name), req, invalid)
+		for _, e := range s.Enum {
+			opt := fmt.Sprint(e)
+			sel := ""
+			if opt == value {
+				sel = " selected"
+			}
+			fmt.Fprintf(b, `<option value="%s"%s>%s</option>`, esc(opt), sel, esc(opt))
+		}
+		b.WriteString(`</select>`)
+	case s.TypeName() == "boolean":
+		checked := ""
+		if value == "true" || value == "on" {
+			checked = " checked"
+		}
+		fmt.Fprintf(b, `<input type="checkbox" id="%s" name="%s" value="true"%s%s>`, id, esc(p.Name), checked, invalid)
+	default:
+		typ := "text"
+		switch {
+		case s.TypeName() == "integer" || s.TypeName() == "number":
+			typ = "number"
+		case s.Format == "email":
+			typ = "email"
+		case strings.Contains(strings.ToLower(p.Name), "password"):
+			typ = "password"
+		}
+		attrs := ""
+		if s.Minimum != nil {
+			attrs += ` min="` + strconv.FormatFloat(*s.Minimum, 'g', -1, 64) + `"`
+		}
+		if s.Maximum != nil {
+			attrs += ` max="` + strconv.FormatFloat(*s.Maximum, 'g', -1, 64) + `"`
+		}
+		if s.MaxLength != nil {
+			attrs += ` maxlength="` + strconv.Itoa(*s.MaxLength) + `"`
+		}
+		if typ == "password" {
+			value = "" // never echo a password back
+		}
+		fmt.Fprintf(b, `<input type="%s" id="%s" name="%s" value="%s"%s%s%s>`, typ, id, esc(p.Name), esc(value), attrs, req, invalid)
+	}
+	if msg != "" {
+		fmt.Fprintf(b, ` <span class="field-error" id="%s-error">%s</span>`, id, esc(msg))
+	}
+	b.WriteString(`</p>`)
+}
+
+// humanize turns an identifier such as addToCart into "Add to cart".
+func humanize(s string) string {
+	var b strings.Builder
+	for i, r := range s {
+		switch {
+		case i == 0:
+			b.WriteRune(unicode.ToUpper(r))
+		case unicode.IsUpper(r):
+			b.WriteByte(' ')
+			b.WriteRune(unicode.ToLower(r))
+		case r == '_' || r == '-' || r == '.':
+			b.WriteByte(' ')
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
