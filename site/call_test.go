@@ -1,0 +1,536 @@
+package site_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/affordances-go/affordances/internal/wiretest"
+	"github.com/affordances-go/affordances/protocol"
+	"github.com/affordances-go/affordances/site"
+)
+
+var (
+	signedIn = []string{"Cookie", "session=alice", "Origin", host}
+	bearer   = []string{"Authorization", "Bearer good"}
+)
+
+func TestErrorCodes_EachHasItsStatusAndGoldenDelta(t *testing.T) {
+	cases := []struct {
+		name   string
+		setup  func(sh *shop)
+		body   string
+		header []string
+		status int
+		code   protocol.ErrorCode
+	}{
+		{"not_found", nil, `{"action":"nope"}`, nil, 404, protocol.CodeNotFound},
+		{"not_found-hidden", nil, `{"action":"secret"}`, nil, 404, protocol.CodeNotFound},
+		{"unauthorized-no-session", nil, `{"action":"placeOrder"}`, nil, 401, protocol.CodeUnauthorized},
+		{"unauthorized-bad-token", nil, `{"action":"addToCart","input":{"sku":"A"}}`, []string{"Authorization", "Bearer nope"}, 401, protocol.CodeUnauthorized},
+		{"unauthorized-origin", nil, `{"action":"addToCart","input":{"sku":"A"}}`, []string{"Cookie", "session=alice", "Origin", "http://evil.example"}, 403, protocol.CodeUnauthorized},
+		{"rate_limited", func(sh *shop) {
+			call(sh.site, "/p/tee", `{"action":"ping","input":{"sku":"A"}}`)
+			call(sh.site, "/p/tee", `{"action":"ping","input":{"sku":"A"}}`)
+		}, `{"action":"ping","input":{"sku":"A"}}`, nil, 429, protocol.CodeRateLimited},
+		{"invalid_input", nil, `{"action":"addToCart","input":{"qty":11,"colour":"red"}}`, nil, 400, protocol.CodeInvalidInput},
+		{"invalid_input-not-json", nil, `{"action":`, nil, 400, protocol.CodeInvalidInput},
+		{"unavailable-guard", func(sh *shop) { sh.stock = 0 }, `{"action":"addToCart","input":{"sku":"A"}}`, nil, 409, protocol.CodeUnavailable},
+		{"unavailable-declined", nil, `{"action":"decline"}`, nil, 409, protocol.CodeUnavailable},
+		{"confirm_required", func(sh *shop) { sh.cart["A"] = 2 }, `{"action":"placeOrder"}`, bearer, 428, protocol.CodeConfirmRequired},
+		{"internal-panic", nil, `{"action":"explode"}`, nil, 500, protocol.CodeInternal},
+		{"internal-error", nil, `{"action":"fail"}`, nil, 500, protocol.CodeInternal},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			sh := newShop(t)
+			if c.setup != nil {
+				c.setup(sh)
+			}
+			w := call(sh.site, "/p/tee", c.body, c.header...)
+			if w.Code != c.status || code(t, w) != string(c.code) {
+				t.Fatalf("status %d code %s, want %d %s: %s", w.Code, code(t, w), c.status, c.code, w.Body)
+			}
+			if w.Header().Get("Content-Type") != protocol.MediaType || w.Header().Get("Cache-Control") != "private, no-store" {
+				t.Errorf("headers %v", w.Header())
+			}
+			if w.Header().Get("Set-Cookie") != "" {
+				t.Errorf("a failed call set a cookie: %v", w.Header()["Set-Cookie"])
+			}
+			wiretest.Valid(t, "delta.schema.json", w.Body.Bytes())
+			wiretest.Golden(t, "delta-"+c.name+".json", w.Body.Bytes())
+		})
+	}
+}
+
+func TestRateLimited_RetryAfterIsExact(t *testing.T) {
+	sh := newShop(t)
+	ping := `{"action":"ping","input":{"sku":"A"}}`
+	call(sh.site, "/p/tee", ping)
+	call(sh.site, "/p/tee", ping)
+	w := call(sh.site, "/p/tee", ping)
+	if w.Code != 429 || w.Header().Get("Retry-After") != "30" {
+		t.Fatalf("status %d Retry-After %q", w.Code, w.Header().Get("Retry-After"))
+	}
+	sh.clock.add(29 * time.Second)
+	if w := call(sh.site, "/p/tee", ping); w.Code != 429 || w.Header().Get("Retry-After") != "1" {
+		t.Fatalf("after 29 s: %d, Retry-After %q", w.Code, w.Header().Get("Retry-After"))
+	}
+	sh.clock.add(time.Second)
+	if w := call(sh.site, "/p/tee", ping); w.Code != 200 {
+		t.Fatalf("after waiting Retry-After: %d %s", w.Code, w.Body)
+	}
+	// Limits are per caller and per action.
+	if w := call(sh.site, "/p/tee", ping, bearer...); w.Code != 200 {
+		t.Errorf("another caller was limited: %d", w.Code)
+	}
+	if w := call(sh.site, "/p/tee", `{"action":"addToCart","input":{"sku":"A"}}`); w.Code != 200 {
+		t.Errorf("another action was limited: %d", w.Code)
+	}
+}
+
+func TestPipelineOrder_FirstFailingStepAnswers(t *testing.T) {
+	cases := []struct {
+		name   string
+		setup  func(sh *shop)
+		body   string
+		header []string
+		want   protocol.ErrorCode
+		status int
+	}{
+		{"invalid input beats a false guard", nil, `{"action":"never","input":{"qty":99}}`, nil, protocol.CodeInvalidInput, 400},
+		{"cross-origin cookie call to an unknown action is not_found", nil, `{"action":"nope"}`,
+			[]string{"Cookie", "session=alice", "Origin", "http://evil.example"}, protocol.CodeNotFound, 404},
+		{"cross-origin cookie call to a hidden action is not_found", nil, `{"action":"secret"}`,
+			[]string{"Cookie", "session=alice"}, protocol.CodeNotFound, 404},
+		{"origin beats rate limit", func(sh *shop) {
+			for range 3 {
+				call(sh.site, "/p/tee", `{"action":"ping","input":{"sku":"A"}}`, "Cookie", "session=alice", "Origin", host)
+			}
+		}, `{"action":"ping","input":{"sku":"A"}}`, []string{"Cookie", "session=alice"}, protocol.CodeUnauthorized, 403},
+		{"rate limit beats invalid input", func(sh *shop) {
+			for range 2 {
+				call(sh.site, "/p/tee", `{"action":"ping","input":{"sku":"A"}}`)
+			}
+		}, `{"action":"ping","input":{"qty":"x"}}`, nil, protocol.CodeRateLimited, 429},
+		{"unauthorized beats invalid input", nil, `{"action":"placeOrder","input":{"note":5}}`, nil, protocol.CodeUnauthorized, 401},
+		{"guard beats confirm_required", nil, `{"action":"placeOrder"}`, bearer, protocol.CodeUnavailable, 409},
+		{"invalid input beats confirm_required", func(sh *shop) { sh.cart["A"] = 1 }, `{"action":"placeOrder","input":{"note":5}}`, bearer, protocol.CodeInvalidInput, 400},
+		{"a bad bearer token is 401 even with a good cookie", nil, `{"action":"addToCart","input":{"sku":"A"}}`,
+			[]string{"Authorization", "Bearer nope", "Cookie", "session=alice", "Origin", host}, protocol.CodeUnauthorized, 401},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			sh := newShop(t)
+			if c.setup != nil {
+				c.setup(sh)
+			}
+			w := call(sh.site, "/p/tee", c.body, c.header...)
+			if got := code(t, w); got != string(c.want) || w.Code != c.status {
+				t.Errorf("got %d %s, want %d %s: %s", w.Code, got, c.status, c.want, w.Body)
+			}
+		})
+	}
+}
+
+func TestConfirm_HandlerIsNeverEnteredWithoutConfirmTrue(t *testing.T) {
+	sh := newShop(t)
+	sh.cart["A"] = 1
+	for _, body := range []string{
+		`{"action":"placeOrder"}`,
+		`{"action":"placeOrder","confirm":false}`,
+		`{"action":"placeOrder","confirm":"true"}`,
+		`{"action":"placeOrder","confirm":1}`,
+		`{"action":"placeOrder","confirm":null}`,
+		`{"action":"placeOrder","confirm":[true]}`,
+		`{"action":"placeOrder","confirm":{"ok":true}}`,
+		`{"action":"placeOrder","Confirm":true}`,
+		`{"action":"placeOrder","input":{"confirm":true}}`,
+		`{"action":"placeOrder","confirm":true,"confirm":true}`,
+		`{"action":"placeOrder","confirm":true,"CONFIRM":false}`,
+	} {
+		for range 2 { // repeated calls change nothing
+			for _, h := range [][]string{bearer, signedIn} {
+				w := call(sh.site, "/p/tee", body, h...)
+				if w.Code == 200 {
+					t.Errorf("%s ran: %s", body, w.Body)
+				}
+			}
+		}
+	}
+	for _, form := range []url.Values{
+		{"_action": {"placeOrder"}},
+		{"_action": {"placeOrder"}, "_confirm": {"yes"}},
+		{"_action": {"placeOrder"}, "_confirm": {"1"}},
+		{"_action": {"placeOrder"}, "_confirm": {"TRUE"}},
+		{"_action": {"placeOrder"}, "confirm": {"true"}},
+	} {
+		w := postForm(sh.site, "/p/tee", form, signedIn...)
+		if w.Code == http.StatusSeeOther {
+			t.Errorf("form %v ran", form)
+		}
+	}
+	if sh.orderEntries != 0 {
+		t.Fatalf("handler entered %d times without confirm: true", sh.orderEntries)
+	}
+	if w := call(sh.site, "/p/tee", `{"action":"placeOrder","confirm":true}`, bearer...); w.Code != 200 {
+		t.Fatalf("confirmed call: %d %s", w.Code, w.Body)
+	}
+	if sh.orderEntries != 1 {
+		t.Fatalf("handler entered %d times after one confirmed call", sh.orderEntries)
+	}
+}
+
+func TestConfirm_SummaryIsWrittenForThePerson(t *testing.T) {
+	sh := newShop(t)
+	sh.cart["A"] = 3
+	d := decodeDelta(t, call(sh.site, "/p/tee", `{"action":"placeOrder"}`, bearer...))
+	if d.Error.Message != "Place an order for 3 item(s)." {
+		t.Errorf("summary %q", d.Error.Message)
+	}
+}
+
+func TestOriginRule_ForCookieCalls(t *testing.T) {
+	cases := []struct {
+		name   string
+		header []string
+		status int
+	}{
+		{"no Origin", []string{"Cookie", "session=alice"}, 403},
+		{"Origin null", []string{"Cookie", "session=alice", "Origin", "null"}, 403},
+		{"other scheme", []string{"Cookie", "session=alice", "Origin", "https://example.com"}, 403},
+		{"other host", []string{"Cookie", "session=alice", "Origin", "http://evil.example"}, 403},
+		{"sub-domain", []string{"Cookie", "session=alice", "Origin", "http://a.example.com"}, 403},
+		{"other port", []string{"Cookie", "session=alice", "Origin", "http://example.com:8080"}, 403},
+		{"garbage", []string{"Cookie", "session=alice", "Origin", "example.com"}, 403},
+		{"only Sec-Fetch-Site", []string{"Cookie", "session=alice", "Sec-Fetch-Site", "same-origin"}, 403},
+		{"guest cookie without Origin", []string{"Cookie", "session=guest"}, 403},
+		{"same origin", []string{"Cookie", "session=alice", "Origin", "http://example.com"}, 200},
+		{"same origin, default port, upper case", []string{"Cookie", "session=alice", "Origin", "HTTP://EXAMPLE.COM:80"}, 200},
+		{"bearer is exempt", []string{"Authorization", "Bearer good", "Origin", "http://evil.example"}, 200},
+		{"anonymous without cookies needs none", nil, 200},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			sh := newShop(t)
+			w := call(sh.site, "/p/tee", `{"action":"addToCart","input":{"sku":"A"}}`, c.header...)
+			if w.Code != c.status {
+				t.Errorf("status %d, want %d: %s", w.Code, c.status, w.Body)
+			}
+			// Forms follow the same rule.
+			f := postForm(sh.site, "/p/tee", url.Values{"_action": {"addToCart"}, "sku": {"A"}}, c.header...)
+			if want := map[int]int{200: 303, 403: 403}[c.status]; f.Code != want {
+				t.Errorf("form: status %d, want %d", f.Code, want)
+			}
+		})
+	}
+}
+
+func TestOriginRule_ConfiguredOrigins(t *testing.T) {
+	s := site.New(site.Options{Auth: testAuth, Origins: []string{"https://shop.example"}})
+	p := s.Page("/", site.PageOptions{})
+	site.Handle(p, site.Action{Name: "go", Expose: protocol.ExposePublic},
+		func(*site.Request, struct{}) (site.Result[site.NoOutput], error) { return site.Result[site.NoOutput]{}, nil })
+	if w := call(s, "/", `{"action":"go"}`, "Cookie", "session=alice", "Origin", "https://shop.example"); w.Code != 200 {
+		t.Errorf("configured origin: %d", w.Code)
+	}
+	if w := call(s, "/", `{"action":"go"}`, "Cookie", "session=alice", "Origin", host); w.Code != 403 {
+		t.Errorf("the request's own origin is not listed: %d", w.Code)
+	}
+}
+
+func TestDecoding_RejectsDuplicateAndCaseVariantKeys(t *testing.T) {
+	sh := newShop(t)
+	for _, body := range []string{
+		`{"action":"addToCart","input":{"sku":"A","SKU":"B"}}`,
+		`{"action":"addToCart","input":{"sku":"A","sku":"B"}}`,
+		`{"action":"addToCart","action":"addToCart","input":{"sku":"A"}}`,
+		`{"action":"addToCart","Action":"x","input":{"sku":"A"}}`,
+		`{"action":"loose","input":{"SKU":"A"}}`,
+		`{"action":"loose","input":{"Sku":"A","qty":1}}`,
+	} {
+		w := call(sh.site, "/p/tee", body)
+		if w.Code != 400 || code(t, w) != "invalid_input" {
+			t.Errorf("%s: %d %s", body, w.Code, w.Body)
+		}
+	}
+	if len(sh.cart) != 0 {
+		t.Errorf("a rejected call changed the cart: %v", sh.cart)
+	}
+	// An explicit permissive schema still decodes the exact names.
+	d := decodeDelta(t, call(sh.site, "/p/tee", `{"action":"loose","input":{"sku":"A","extra":1}}`))
+	if !d.OK || d.Output.(map[string]any)["sku"] != "A" {
+		t.Errorf("loose: %+v", d)
+	}
+}
+
+func TestDecoding_BodyLimitsAndShape(t *testing.T) {
+	sh := newShop(t)
+	big := `{"action":"addToCart","input":{"sku":"` + strings.Repeat("A", 2<<20) + `"}}`
+	if w := call(sh.site, "/p/tee", big); w.Code != 413 || code(t, w) != "invalid_input" {
+		t.Errorf("2 MiB body: %d %s", w.Code, w.Body)
+	}
+	deep := `{"action":"addToCart","input":{"sku":` + strings.Repeat("[", 10000) + strings.Repeat("]", 10000) + `}}`
+	if w := call(sh.site, "/p/tee", deep); w.Code != 400 || !strings.Contains(w.Body.String(), "nested") {
+		t.Errorf("deep body: %d %s", w.Code, w.Body)
+	}
+	for _, body := range []string{``, `[]`, `"x"`, `null`, `{"action":5}`, `{"input":{}}`, `{"action":""}`} {
+		if w := call(sh.site, "/p/tee", body); w.Code != 400 || code(t, w) != "invalid_input" {
+			t.Errorf("%q: %d %s", body, w.Code, w.Body)
+		}
+	}
+	// Unknown call fields are ignored; confirm on a non-confirm action too.
+	if w := call(sh.site, "/p/tee", `{"action":"addToCart","input":{"sku":"A"},"trace":"x","confirm":true}`); w.Code != 200 {
+		t.Errorf("unknown field: %d %s", w.Code, w.Body)
+	}
+	// An omitted input is validated as {}.
+	w := call(sh.site, "/p/tee", `{"action":"addToCart"}`)
+	d := decodeDelta(t, w)
+	if w.Code != 400 || len(d.Error.Issues) != 1 || d.Error.Issues[0] != (protocol.Issue{Path: "/sku", Message: "is required", Keyword: "required"}) {
+		t.Errorf("omitted input: %s", w.Body)
+	}
+	if w := call(sh.site, "/p/tee", `{"action":"signIn"}`); w.Code != 200 {
+		t.Errorf("omitted input of an empty object: %d %s", w.Code, w.Body)
+	}
+}
+
+func TestInvalidInput_ListsEveryIssue(t *testing.T) {
+	sh := newShop(t)
+	d := decodeDelta(t, call(sh.site, "/p/tee", `{"action":"addToCart","input":{"sku":"a b","qty":0,"colour":"red","size":"M"}}`))
+	want := []protocol.Issue{
+		{Path: "/colour", Message: "is not a property of this input", Keyword: "additionalProperties"},
+		{Path: "/qty", Message: "minimum: got 0, want 1", Keyword: "minimum"},
+		{Path: "/size", Message: "is not a property of this input", Keyword: "additionalProperties"},
+		{Path: "/sku", Message: "'a b' does not match pattern '^[A-Z0-9-]+$'", Keyword: "pattern"},
+	}
+	if len(d.Error.Issues) != len(want) {
+		t.Fatalf("issues %+v", d.Error.Issues)
+	}
+	for i := range want {
+		if d.Error.Issues[i] != want[i] {
+			t.Errorf("issue %d: %+v, want %+v", i, d.Error.Issues[i], want[i])
+		}
+	}
+}
+
+func TestContentType_OfACall(t *testing.T) {
+	sh := newShop(t)
+	r := func(ct, accept string) int {
+		req := strings.NewReader(`{"action":"addToCart","input":{"sku":"A"}}`)
+		w := do2(sh.site, "POST", "/p/tee", req, "Content-Type", ct, "Accept", accept)
+		return w.Code
+	}
+	if got := r("application/json", protocol.MediaType); got != 400 {
+		t.Errorf("application/json from an agent: %d", got)
+	}
+	if got := r("text/plain", ""); got != http.StatusUnsupportedMediaType {
+		t.Errorf("text/plain: %d", got)
+	}
+	if got := r(protocol.MediaType+"; charset=utf-8", ""); got != 200 {
+		t.Errorf("media type with parameters: %d", got)
+	}
+}
+
+func TestDelta_ReportsWhatChanged(t *testing.T) {
+	sh := newShop(t)
+	// Effects declared: exactly those entities; output and message.
+	w := call(sh.site, "/p/tee", `{"action":"addToCart","input":{"sku":"A","qty":2}}`, bearer...)
+	wiretest.Valid(t, "delta.schema.json", w.Body.Bytes())
+	wiretest.Golden(t, "delta-ok-addToCart.json", w.Body.Bytes())
+	d := decodeDelta(t, w)
+	if !d.OK || len(d.Changed) != 1 || d.Changed["cart"] == nil || d.Message != "Added 2." {
+		t.Errorf("delta %s", w.Body)
+	}
+	// placeOrder became available: it is in actionsAdded.
+	if len(d.ActionsAdded) != 1 || d.ActionsAdded[0].Name != "placeOrder" || !d.ActionsAdded[0].Available {
+		t.Errorf("actionsAdded %+v", d.ActionsAdded)
+	}
+	// No effects declared: every entity that differs.
+	d = decodeDelta(t, call(sh.site, "/p/tee", `{"action":"restock","input":{"n":3}}`))
+	if len(d.Changed) != 1 || d.Changed["product"] == nil || d.Output != nil {
+		t.Errorf("restock delta %+v", d)
+	}
+	// Confirmed order: redirect, several entities, availability flips back.
+	w = call(sh.site, "/p/tee", `{"action":"placeOrder","confirm":true}`, bearer...)
+	wiretest.Golden(t, "delta-ok-placeOrder.json", w.Body.Bytes())
+	d = decodeDelta(t, w)
+	if d.Redirect != "/orders/1" || d.Changed["orders"] == nil || d.Changed["cart"] == nil || d.Changed["product"] == nil {
+		t.Errorf("placeOrder delta %s", w.Body)
+	}
+}
+
+func TestDelta_CookiesAndCallerChangesOfAnAction(t *testing.T) {
+	sh := newShop(t)
+	w := call(sh.site, "/p/tee", `{"action":"signIn"}`)
+	if !strings.Contains(w.Header().Get("Set-Cookie"), "session=alice") {
+		t.Fatalf("no session cookie: %v", w.Header())
+	}
+	d := decodeDelta(t, w)
+	if d.Redirect != "/p/tee" || len(d.ActionsAdded) == 0 {
+		t.Errorf("signIn delta: %s", w.Body)
+	}
+	for _, a := range d.ActionsAdded {
+		if a.Name == "placeOrder" && a.Reason != "the cart is empty" {
+			t.Errorf("after sign-in placeOrder should be unavailable for the empty cart, got %+v", a)
+		}
+	}
+}
+
+func TestForms_RunTheSameActions(t *testing.T) {
+	sh := newShop(t)
+	// Success: 303 back to the page.
+	w := postForm(sh.site, "/p/tee?x=1", url.Values{"_action": {"addToCart"}, "sku": {"A"}, "qty": {"2"}, "csrf": {"ignored"}})
+	if w.Code != 303 || w.Header().Get("Location") != "/p/tee?x=1" || sh.cart["A"] != 2 {
+		t.Fatalf("success: %d %v %v", w.Code, w.Header(), sh.cart)
+	}
+	// Failure: the page again, with the status, the error and the field.
+	w = postForm(sh.site, "/p/tee", url.Values{"_action": {"addToCart"}, "sku": {"a b"}, "qty": {"x"}})
+	body := w.Body.String()
+	if w.Code != 400 || !strings.Contains(body, "invalid_input") || !strings.Contains(body, `aria-invalid="true"`) ||
+		!strings.Contains(body, "must be a whole number") || !strings.Contains(body, `value="a b"`) {
+		t.Errorf("failure: %d\n%s", w.Code, body)
+	}
+	if w.Header().Get("Link") == "" {
+		t.Errorf("re-rendered page lacks Link")
+	}
+	// A redirect of the action is followed.
+	w = postForm(sh.site, "/p/tee", url.Values{"_action": {"signIn"}})
+	if w.Code != 303 || w.Header().Get("Location") != "/p/tee" || !strings.Contains(w.Header().Get("Set-Cookie"), "session=alice") {
+		t.Errorf("signIn form: %d %v", w.Code, w.Header())
+	}
+	// Rate limits apply to forms, with Retry-After.
+	for range 2 {
+		postForm(sh.site, "/p/tee", url.Values{"_action": {"ping"}, "sku": {"A"}})
+	}
+	w = postForm(sh.site, "/p/tee", url.Values{"_action": {"ping"}, "sku": {"A"}})
+	if w.Code != 429 || w.Header().Get("Retry-After") == "" {
+		t.Errorf("limited form: %d %v", w.Code, w.Header())
+	}
+	// Unknown actions are not found.
+	if w := postForm(sh.site, "/p/tee", url.Values{"_action": {"secret"}}); w.Code != 404 {
+		t.Errorf("hidden action by form: %d", w.Code)
+	}
+}
+
+func TestForms_ConfirmShowsAConfirmationPageFirst(t *testing.T) {
+	sh := newShop(t)
+	sh.cart["A"] = 2
+	w := postForm(sh.site, "/p/tee", url.Values{"_action": {"placeOrder"}, "note": {"gift <wrap>"}}, signedIn...)
+	body := w.Body.String()
+	if w.Code != 428 || !strings.Contains(body, "Place an order for 2 item(s).") ||
+		!strings.Contains(body, `name="_confirm" value="true"`) || !strings.Contains(body, `value="gift &lt;wrap&gt;"`) {
+		t.Fatalf("confirmation page: %d\n%s", w.Code, body)
+	}
+	if sh.orderEntries != 0 {
+		t.Fatal("ran before confirmation")
+	}
+	w = postForm(sh.site, "/p/tee", url.Values{"_action": {"placeOrder"}, "_confirm": {"true"}, "note": {"gift <wrap>"}}, signedIn...)
+	if w.Code != 303 || w.Header().Get("Location") != "/orders/1" || sh.orderEntries != 1 {
+		t.Fatalf("confirmed form: %d %v entries %d", w.Code, w.Header(), sh.orderEntries)
+	}
+}
+
+func TestForms_ConvertValuesByTheSchema(t *testing.T) {
+	sh := newShop(t)
+	form := url.Values{"_action": {"kinds"}, "n": {" 7 "}, "f": {"2.5"}, "b": {"on"}, "tags": {"x", "", "y"}, "sizes": {"1", "2"}, "name": {""}}
+	if w := postForm(sh.site, "/p/tee", form); w.Code != 303 {
+		t.Fatalf("form: %d %s", w.Code, w.Body)
+	}
+	got := sh.lastKinds
+	if got.N != 7 || got.F != 2.5 || !got.B || strings.Join(got.Tags, ",") != "x,y" || len(got.Sizes) != 2 || got.Sizes[1] != 2 || got.Name != "" {
+		t.Errorf("decoded %+v", got)
+	}
+	// An unchecked checkbox is false; omitted optional fields are absent.
+	if w := postForm(sh.site, "/p/tee", url.Values{"_action": {"kinds"}, "n": {"0"}}); w.Code != 303 || sh.lastKinds.B {
+		t.Errorf("unchecked: %d %+v", w.Code, sh.lastKinds)
+	}
+	for field, bad := range map[string]string{"n": "1.5", "f": "abc", "b": "maybe", "sizes": "x", "name": "x"} {
+		f := url.Values{"_action": {"kinds"}, "n": {"1"}}
+		f.Set(field, bad)
+		if w := postForm(sh.site, "/p/tee", f); w.Code != 400 {
+			t.Errorf("%s=%s: %d", field, bad, w.Code)
+		}
+	}
+	// A required field left empty is reported.
+	if w := postForm(sh.site, "/p/tee", url.Values{"_action": {"kinds"}}); w.Code != 400 || !strings.Contains(w.Body.String(), "invalid_input") {
+		t.Errorf("missing n: %d", w.Code)
+	}
+}
+
+func TestAudit_OneRecordPerCall(t *testing.T) {
+	sh := newShop(t)
+	call(sh.site, "/p/tee", `{"action":"addToCart","input":{"sku":"A"}}`, bearer...)
+	call(sh.site, "/p/tee", `{"action":"nope"}`)
+	postForm(sh.site, "/p/tee", url.Values{"_action": {"addToCart"}, "sku": {"A"}}, signedIn...)
+	lines := strings.Split(strings.TrimSpace(sh.audit.String()), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("%d records:\n%s", len(lines), sh.audit)
+	}
+	var recs []map[string]any
+	for _, l := range lines {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Fatal(err)
+		}
+		recs = append(recs, m)
+	}
+	want := []map[string]any{
+		{"route": "/p/[slug]", "page": "/p/tee", "action": "addToCart", "caller": "tok-1", "auth": "bearer", "confirm": false, "transport": "agent", "result": "ok", "status": 200.0},
+		{"action": "nope", "caller": "", "auth": "anonymous", "result": "not_found", "status": 404.0},
+		{"action": "addToCart", "caller": "sess-alice", "auth": "cookie", "transport": "form", "result": "ok", "status": 303.0},
+	}
+	for i, w := range want {
+		for k, v := range w {
+			if recs[i][k] != v {
+				t.Errorf("record %d: %s = %v, want %v", i, k, recs[i][k], v)
+			}
+		}
+		if _, ok := recs[i]["duration"]; !ok {
+			t.Errorf("record %d has no duration", i)
+		}
+	}
+}
+
+func TestLimiterFailure_AllowsByDefaultAndIsCounted(t *testing.T) {
+	for _, closed := range []bool{false, true} {
+		s := site.New(site.Options{Limiter: failingLimiter{}, LimiterFailClosed: closed})
+		p := s.Page("/", site.PageOptions{})
+		site.Handle(p, site.Action{Name: "go", Expose: protocol.ExposePublic},
+			func(*site.Request, struct{}) (site.Result[site.NoOutput], error) { return site.Result[site.NoOutput]{}, nil })
+		w := call(s, "/", `{"action":"go"}`)
+		want := map[bool]int{false: 200, true: 429}[closed]
+		if w.Code != want || s.LimiterFaults() != 1 {
+			t.Errorf("fail closed %v: status %d, faults %d", closed, w.Code, s.LimiterFaults())
+		}
+	}
+}
+
+func TestInternal_LeaksNothingAndIsLogged(t *testing.T) {
+	sh := newShop(t)
+	for _, a := range []string{"explode", "fail"} {
+		w := call(sh.site, "/p/tee", `{"action":"`+a+`"}`)
+		if strings.Contains(w.Body.String(), "hunter2") || strings.Contains(w.Body.String(), "/var/db") {
+			t.Errorf("%s leaks: %s", a, w.Body)
+		}
+	}
+	if !strings.Contains(sh.logs.String(), "hunter2") || !strings.Contains(sh.logs.String(), "disk on fire") {
+		t.Errorf("failures not logged: %s", sh.logs)
+	}
+}
+
+func TestPOST_IsNowAllowedAndOtherMethodsListIt(t *testing.T) {
+	sh := newShop(t)
+	w := do(sh.site, "PUT", "/p/tee")
+	if w.Code != 405 || w.Header().Get("Allow") != "GET, HEAD, POST" {
+		t.Errorf("PUT: %d %q", w.Code, w.Header().Get("Allow"))
+	}
+	if w := call(sh.site, "/nowhere", `{"action":"x"}`); w.Code != 404 || code(t, w) != "not_found" {
+		t.Errorf("call to a path without a graph: %d", w.Code)
+	}
+	if w := call(sh.site, "/p/unknown", `{"action":"addToCart","input":{"sku":"A"}}`); w.Code != 404 || code(t, w) != "not_found" {
+		t.Errorf("call to a page whose loader says not found: %d %s", w.Code, w.Body)
+	}
+}

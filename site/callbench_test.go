@@ -1,0 +1,131 @@
+package site_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/affordances-go/affordances/protocol"
+	"github.com/affordances-go/affordances/site"
+	"github.com/affordances-go/affordances/site/ratelimit"
+)
+
+// BenchmarkCall compares an agent's call through the whole pipeline with a
+// hand-written handler that reads the body, validates it with the same
+// JSON Schema library against the same schema, decodes it, does the same
+// work and answers the same delta. The ratio is the pipeline's overhead:
+//
+//	go test ./site -run '^$' -bench 'Call$' -benchmem -count 6 | benchstat -col /impl -
+func BenchmarkCall(b *testing.B) {
+	type cart struct {
+		Lines map[string]int `json:"lines"`
+		Count int            `json:"count"`
+	}
+	var mu sync.Mutex
+	lines := map[string]int{}
+	snapshot := func() cart {
+		mu.Lock()
+		defer mu.Unlock()
+		c := cart{Lines: map[string]int{}}
+		for k, v := range lines {
+			c.Lines[k] = v
+			c.Count += v
+		}
+		return c
+	}
+
+	// The audit record is part of the pipeline's cost: format it, then
+	// drop it.
+	audit := slog.New(slog.NewJSONHandler(io.Discard, nil))
+	s := site.New(site.Options{DefaultLimit: ratelimit.PerMinute(1<<30, 1<<30), AuditLogger: audit})
+	p := s.Page("/p/{slug}", site.PageOptions{Load: func(r *site.Request) (*site.State, error) {
+		return &site.State{Entities: map[string]any{"product": map[string]any{"slug": r.PathValue("slug")}, "cart": snapshot()}}, nil
+	}})
+	work := func(in addInput) cart {
+		mu.Lock()
+		lines[in.SKU] = in.Qty // idempotent, so every iteration does the same work
+		mu.Unlock()
+		return snapshot()
+	}
+	site.Handle(p, site.Action{Name: "addToCart", Description: "Add", Expose: protocol.ExposePublic, Effects: []string{"cart"}},
+		func(r *site.Request, in addInput) (site.Result[cart], error) {
+			return site.Result[cart]{Output: work(in), Message: "Added."}, nil
+		})
+
+	// The baseline: the same schema, compiled once, and the same work.
+	graph := do(s, "GET", "/p/tee", "Accept", agent)
+	var g protocol.Graph
+	json.Unmarshal(graph.Body.Bytes(), &g)
+	c := jsonschema.NewCompiler()
+	doc, _ := jsonschema.UnmarshalJSON(bytes.NewReader(g.Actions[0].Input))
+	c.AddResource("mem:///in.json", doc)
+	sch, err := c.Compile("mem:///in.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /p/{slug}", func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, 1<<20))
+		if err != nil {
+			http.Error(w, "too big", 413)
+			return
+		}
+		var env struct {
+			Action string          `json:"action"`
+			Input  json.RawMessage `json:"input"`
+		}
+		if err := json.Unmarshal(body, &env); err != nil || env.Action != "addToCart" {
+			http.Error(w, "bad", 400)
+			return
+		}
+		v, err := jsonschema.UnmarshalJSON(bytes.NewReader(env.Input))
+		if err != nil || sch.Validate(v) != nil {
+			http.Error(w, "invalid", 400)
+			return
+		}
+		var in addInput
+		if err := json.Unmarshal(env.Input, &in); err != nil {
+			http.Error(w, "invalid", 400)
+			return
+		}
+		out := work(in)
+		resp, _ := json.Marshal(protocol.Delta{OK: true, Changed: map[string]any{"cart": out}, Output: out, Message: "Added."})
+		h := w.Header()
+		h.Set("Content-Type", protocol.MediaType)
+		h.Set("Cache-Control", "private, no-store")
+		h.Set("Content-Length", strconv.Itoa(len(resp)))
+		w.Write(resp)
+	})
+
+	body := `{"action":"addToCart","input":{"sku":"TEE-BLK-M","qty":2}}`
+	want := call(mux, "/p/tee", body).Body.String()
+	if got := call(s, "/p/tee", body).Body.String(); got != want {
+		b.Fatalf("the baseline answers differently:\n%s\n%s", got, want)
+	}
+	for _, c := range []struct {
+		name string
+		h    http.Handler
+	}{{"impl=nethttp", mux}, {"impl=site", s}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				r := httptest.NewRequest("POST", "/p/tee", strings.NewReader(body))
+				r.Header.Set("Content-Type", protocol.MediaType)
+				w := httptest.NewRecorder()
+				c.h.ServeHTTP(w, r)
+				if w.Code != 200 {
+					b.Fatal(w.Code, w.Body)
+				}
+			}
+		})
+	}
+}
