@@ -233,7 +233,9 @@ func TestOriginRule_ConfiguredOrigins(t *testing.T) {
 	s := site.New(site.Options{Auth: testAuth, Origins: []string{"https://shop.example"}})
 	p := s.Page("/", site.PageOptions{})
 	site.Handle(p, site.Action{Name: "go", Expose: protocol.ExposePublic},
-		func(*site.Request, struct{}) (site.Result[site.NoOutput], error) { return site.Result[site.NoOutput]{}, nil })
+		func(*site.Request, struct{}) (site.Result[site.NoOutput], error) {
+			return site.Result[site.NoOutput]{}, nil
+		})
 	if w := call(s, "/", `{"action":"go"}`, "Cookie", "session=alice", "Origin", "https://shop.example"); w.Code != 200 {
 		t.Errorf("configured origin: %d", w.Code)
 	}
@@ -499,7 +501,9 @@ func TestLimiterFailure_AllowsByDefaultAndIsCounted(t *testing.T) {
 		s := site.New(site.Options{Limiter: failingLimiter{}, LimiterFailClosed: closed})
 		p := s.Page("/", site.PageOptions{})
 		site.Handle(p, site.Action{Name: "go", Expose: protocol.ExposePublic},
-			func(*site.Request, struct{}) (site.Result[site.NoOutput], error) { return site.Result[site.NoOutput]{}, nil })
+			func(*site.Request, struct{}) (site.Result[site.NoOutput], error) {
+				return site.Result[site.NoOutput]{}, nil
+			})
 		w := call(s, "/", `{"action":"go"}`)
 		want := map[bool]int{false: 200, true: 429}[closed]
 		if w.Code != want || s.LimiterFaults() != 1 {

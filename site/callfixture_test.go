@@ -174,13 +174,19 @@ func newShop(t testing.TB) *shop {
 		})
 	site.Handle(p, site.Action{Name: "never", Description: "Guard is always false", Expose: protocol.ExposePublic,
 		Guard: site.Guard{Text: "never", Check: func(*site.Request, *site.State) (bool, string) { return false, "not today" }}},
-		func(r *site.Request, in addInput) (site.Result[site.NoOutput], error) { return site.Result[site.NoOutput]{}, nil })
+		func(r *site.Request, in addInput) (site.Result[site.NoOutput], error) {
+			return site.Result[site.NoOutput]{}, nil
+		})
 	site.Handle(p, site.Action{Name: "secret", Description: "Hidden", Expose: protocol.ExposePublic,
 		Visible: func(*site.Request) bool { return false }},
-		func(r *site.Request, in struct{}) (site.Result[site.NoOutput], error) { return site.Result[site.NoOutput]{}, nil })
+		func(r *site.Request, in struct{}) (site.Result[site.NoOutput], error) {
+			return site.Result[site.NoOutput]{}, nil
+		})
 	one := ratelimit.Limit{Rate: 2, Per: time.Minute, Burst: 2}
 	site.Handle(p, site.Action{Name: "ping", Description: "Limited", Expose: protocol.ExposePublic, Limit: &one},
-		func(r *site.Request, in addInput) (site.Result[site.NoOutput], error) { return site.Result[site.NoOutput]{}, nil })
+		func(r *site.Request, in addInput) (site.Result[site.NoOutput], error) {
+			return site.Result[site.NoOutput]{}, nil
+		})
 	site.Handle(p, site.Action{Name: "kinds", Description: "Takes every kind of form value", Expose: protocol.ExposePublic},
 		func(r *site.Request, in formInputs) (site.Result[formInputs], error) {
 			sh.mu.Lock()
@@ -190,7 +196,9 @@ func newShop(t testing.TB) *shop {
 		})
 	site.Handle(p, site.Action{Name: "loose", Description: "Explicit schema that allows any property", Expose: protocol.ExposePublic,
 		Input: json.RawMessage(`{"type":"object"}`)},
-		func(r *site.Request, in addInput) (site.Result[addInput], error) { return site.Result[addInput]{Output: in}, nil })
+		func(r *site.Request, in addInput) (site.Result[addInput], error) {
+			return site.Result[addInput]{Output: in}, nil
+		})
 	return sh
 }
 
