@@ -279,6 +279,10 @@ func TestDecoding_BodyLimitsAndShape(t *testing.T) {
 	if w := call(sh.site, "/p/tee", deep); w.Code != 400 || !strings.Contains(w.Body.String(), "nested") {
 		t.Errorf("deep body: %d %s", w.Code, w.Body)
 	}
+	// Numbers that would cost the validator seconds are refused up front.
+	if w := call(sh.site, "/p/tee", `{"action":"restock","input":{"n":1e999999999}}`); w.Code != 400 || !strings.Contains(w.Body.String(), "out of range") {
+		t.Errorf("huge exponent: %d %s", w.Code, w.Body)
+	}
 	for _, body := range []string{``, `[]`, `"x"`, `null`, `{"action":5}`, `{"input":{}}`, `{"action":""}`} {
 		if w := call(sh.site, "/p/tee", body); w.Code != 400 || code(t, w) != "invalid_input" {
 			t.Errorf("%q: %d %s", body, w.Code, w.Body)

@@ -261,7 +261,45 @@ func (p *parser) number() (any, error) {
 			return nil, p.fail("invalid number: digits expected in the exponent")
 		}
 	}
+	if p.pos-start > maxNumberLen {
+		return nil, &Error{start, fmt.Sprintf("number longer than %d characters", maxNumberLen)}
+	}
+	if e := exponent(d[start:p.pos]); e > maxExponent || e < -maxExponent {
+		return nil, &Error{start, "number out of range"}
+	}
 	return json.Number(d[start:p.pos]), nil
+}
+
+// Numbers are bounded: schema validators compare them exactly, with big
+// rationals, and a literal such as 1e999999999 would cost seconds of CPU
+// and megabytes of memory from a dozen bytes of input. Nothing a call can
+// mean needs more than float64's range.
+const (
+	maxNumberLen = 128
+	maxExponent  = 400
+)
+
+// exponent returns the value of a number literal's exponent, saturating.
+func exponent(lit []byte) int {
+	i := strings.IndexAny(string(lit), "eE")
+	if i < 0 {
+		return 0
+	}
+	e, neg := 0, false
+	for _, c := range lit[i+1:] {
+		switch {
+		case c == '-':
+			neg = true
+		case c >= '0' && c <= '9':
+			if e < 1_000_000 {
+				e = e*10 + int(c-'0')
+			}
+		}
+	}
+	if neg {
+		return -e
+	}
+	return e
 }
 
 func (p *parser) digits() bool {
