@@ -1,0 +1,241 @@
+package shop
+
+import (
+	"context"
+	"crypto/pbkdf2"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"database/sql"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// User is a shop account.
+type User struct {
+	ID    int64  `json:"-"`
+	Email string `json:"email"`
+	Name  string `json:"name"`
+}
+
+// hashPassword returns "pbkdf2-sha256$ITER$SALT$KEY".
+func (s *Store) hashPassword(pw string) (string, error) {
+	salt := make([]byte, 16)
+	rand.Read(salt)
+	key, err := pbkdf2.Key(sha256.New, pw, salt, s.PasswordIterations, 32)
+	if err != nil {
+		return "", fmt.Errorf("hashing a password: %w", err)
+	}
+	b64 := base64.RawStdEncoding.EncodeToString
+	return "pbkdf2-sha256$" + strconv.Itoa(s.PasswordIterations) + "$" + b64(salt) + "$" + b64(key), nil
+}
+
+func checkPassword(stored, pw string) bool {
+	parts := strings.Split(stored, "$")
+	if len(parts) != 4 || parts[0] != "pbkdf2-sha256" {
+		return false
+	}
+	iter, err := strconv.Atoi(parts[1])
+	if err != nil || iter < 1 {
+		return false
+	}
+	salt, err1 := base64.RawStdEncoding.DecodeString(parts[2])
+	want, err2 := base64.RawStdEncoding.DecodeString(parts[3])
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	got, err := pbkdf2.Key(sha256.New, pw, salt, iter, len(want))
+	return err == nil && subtle.ConstantTimeCompare(got, want) == 1
+}
+
+// CreateUser adds an account (for tests and tools; the demo account is
+// seeded).
+func (s *Store) CreateUser(ctx context.Context, email, name, password string) (int64, error) {
+	hash, err := s.hashPassword(password)
+	if err != nil {
+		return 0, err
+	}
+	res, err := s.db.ExecContext(ctx, `INSERT INTO users (email, name, password_hash) VALUES (?, ?, ?)`, strings.ToLower(email), name, hash)
+	if err != nil {
+		return 0, fmt.Errorf("creating user: %w", err)
+	}
+	return res.LastInsertId()
+}
+
+// ErrBadCredentials is returned for an unknown email or a wrong password;
+// the two are not told apart.
+var ErrBadCredentials = errors.New("shop: wrong email or password")
+
+// dummyHash is checked against when the email is unknown, so that the
+// answer takes as long as for a known one.
+var dummyHash = "pbkdf2-sha256$600000$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
+
+// Authenticate checks an email and password.
+func (s *Store) Authenticate(ctx context.Context, email, password string) (*User, error) {
+	var u User
+	var hash string
+	err := s.db.QueryRowContext(ctx, `SELECT id, email, name, password_hash FROM users WHERE email = ?`, strings.ToLower(strings.TrimSpace(email))).
+		Scan(&u.ID, &u.Email, &u.Name, &hash)
+	if errors.Is(err, sql.ErrNoRows) {
+		checkPassword(dummyHash, password)
+		return nil, ErrBadCredentials
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading user: %w", err)
+	}
+	if !checkPassword(hash, password) {
+		return nil, ErrBadCredentials
+	}
+	return &u, nil
+}
+
+// secret returns a new random secret and the hash stored in its place.
+func secret(prefix string) (plain, hash string) {
+	b := make([]byte, 32)
+	rand.Read(b)
+	plain = prefix + base64.RawURLEncoding.EncodeToString(b)
+	return plain, hashSecret(plain)
+}
+
+// hashSecret is how session ids, guest cart keys and tokens are stored:
+// a leaked database does not hand out working credentials.
+func hashSecret(plain string) string {
+	h := sha256.Sum256([]byte(plain))
+	return hex.EncodeToString(h[:])
+}
+
+// SessionTTL is how long a sign-in lasts.
+const SessionTTL = 14 * 24 * time.Hour
+
+// CreateSession signs the user in and returns the session cookie's value.
+func (s *Store) CreateSession(ctx context.Context, userID int64) (string, error) {
+	plain, hash := secret("s_")
+	now := s.now()
+	_, err := s.db.ExecContext(ctx, `INSERT INTO sessions (id_hash, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)`,
+		hash, userID, now.Unix(), now.Add(SessionTTL).Unix())
+	if err != nil {
+		return "", fmt.Errorf("creating session: %w", err)
+	}
+	return plain, nil
+}
+
+// Session returns the user of a live session, by the cookie's value.
+func (s *Store) Session(ctx context.Context, plain string) (*User, error) {
+	var u User
+	err := s.db.QueryRowContext(ctx, `SELECT u.id, u.email, u.name FROM sessions s JOIN users u ON u.id = s.user_id
+		WHERE s.id_hash = ? AND s.expires_at > ?`, hashSecret(plain), s.now().Unix()).Scan(&u.ID, &u.Email, &u.Name)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading session: %w", err)
+	}
+	return &u, nil
+}
+
+// DeleteSession signs a session out.
+func (s *Store) DeleteSession(ctx context.Context, plain string) error {
+	_, err := s.db.ExecContext(ctx, `DELETE FROM sessions WHERE id_hash = ?`, hashSecret(plain))
+	return err
+}
+
+// SetFlash keeps a message for the session's next page view; PopFlash
+// reads and clears it. A new token is shown to a person this way, once,
+// without ever being put in a URL.
+func (s *Store) SetFlash(ctx context.Context, plain, msg string) error {
+	_, err := s.db.ExecContext(ctx, `UPDATE sessions SET flash = ? WHERE id_hash = ?`, msg, hashSecret(plain))
+	return err
+}
+
+// PopFlash returns the session's flash message and clears it.
+func (s *Store) PopFlash(ctx context.Context, plain string) (string, error) {
+	var msg string
+	err := s.db.QueryRowContext(ctx, `UPDATE sessions SET flash = '' WHERE id_hash = ? RETURNING (SELECT flash FROM sessions WHERE id_hash = ?)`,
+		hashSecret(plain), hashSecret(plain)).Scan(&msg)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	return msg, err
+}
+
+// Token is an API token as its owner sees it; the secret itself is shown
+// only once, when it is created.
+type Token struct {
+	ID        int64     `json:"id"`
+	Label     string    `json:"label"`
+	CreatedAt time.Time `json:"createdAt"`
+}
+
+// CreateToken issues a bearer token for the user and returns it; only its
+// hash is stored.
+func (s *Store) CreateToken(ctx context.Context, userID int64, label string) (string, error) {
+	plain, hash := secret("afk_")
+	_, err := s.db.ExecContext(ctx, `INSERT INTO tokens (user_id, hash, label, created_at) VALUES (?, ?, ?, ?)`,
+		userID, hash, label, s.now().Unix())
+	if err != nil {
+		return "", fmt.Errorf("creating token: %w", err)
+	}
+	return plain, nil
+}
+
+// TokenUser returns the user and token id of a live bearer token.
+func (s *Store) TokenUser(ctx context.Context, plain string) (*User, int64, error) {
+	var u User
+	var id int64
+	err := s.db.QueryRowContext(ctx, `SELECT t.id, u.id, u.email, u.name FROM tokens t JOIN users u ON u.id = t.user_id
+		WHERE t.hash = ? AND t.revoked_at IS NULL`, hashSecret(plain)).Scan(&id, &u.ID, &u.Email, &u.Name)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, 0, ErrNotFound
+	}
+	if err != nil {
+		return nil, 0, fmt.Errorf("reading token: %w", err)
+	}
+	return &u, id, nil
+}
+
+// Tokens lists the user's live tokens.
+func (s *Store) Tokens(ctx context.Context, userID int64) ([]Token, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT id, label, created_at FROM tokens WHERE user_id = ? AND revoked_at IS NULL ORDER BY id`, userID)
+	if err != nil {
+		return nil, fmt.Errorf("listing tokens: %w", err)
+	}
+	defer rows.Close()
+	out := []Token{}
+	for rows.Next() {
+		var t Token
+		var at int64
+		if err := rows.Scan(&t.ID, &t.Label, &at); err != nil {
+			return nil, err
+		}
+		t.CreatedAt = time.Unix(at, 0).UTC()
+		out = append(out, t)
+	}
+	return out, rows.Err()
+}
+
+// RevokeToken revokes one of the user's tokens.
+func (s *Store) RevokeToken(ctx context.Context, userID, id int64) error {
+	res, err := s.db.ExecContext(ctx, `UPDATE tokens SET revoked_at = ? WHERE id = ? AND user_id = ? AND revoked_at IS NULL`, s.now().Unix(), id, userID)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return ErrNotFound
+	}
+	return nil
+}
+
+// UserByEmail returns the id of the account with the email.
+func (s *Store) UserByEmail(ctx context.Context, email string) (int64, error) {
+	var id int64
+	err := s.db.QueryRowContext(ctx, `SELECT id FROM users WHERE email = ?`, strings.ToLower(email)).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, ErrNotFound
+	}
+	return id, err
+}

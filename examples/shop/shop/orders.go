@@ -1,0 +1,160 @@
+package shop
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Order is a placed order.
+type Order struct {
+	ID        int64       `json:"id"`
+	Status    string      `json:"status"`
+	Total     Money       `json:"total"`
+	CreatedAt time.Time   `json:"createdAt"`
+	Items     []OrderItem `json:"items,omitempty"`
+}
+
+// OrderItem is one line of an order, with the name and price it was sold
+// at.
+type OrderItem struct {
+	SKU       string `json:"sku"`
+	Product   string `json:"product"`
+	Colour    string `json:"colour"`
+	Size      string `json:"size"`
+	Qty       int    `json:"qty"`
+	UnitPrice Money  `json:"unitPrice"`
+}
+
+// Cancellable reports whether the order can still be cancelled.
+func (o *Order) Cancellable() bool { return o.Status == "placed" }
+
+// PlaceOrder turns the user's cart into an order. Stock is decremented in
+// the same transaction as the order is written, with a condition on the
+// stock, so concurrent buyers of the last items never oversell: whoever
+// comes second gets ErrUnavailable and nothing changes.
+func (s *Store) PlaceOrder(ctx context.Context, userID int64) (int64, error) {
+	var orderID int64
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		owner := CartOwner{UserID: userID}
+		c, err := cartOf(ctx, tx, owner)
+		if err != nil {
+			return err
+		}
+		if len(c.Lines) == 0 {
+			return unavailable("your cart is empty")
+		}
+		for _, l := range c.Lines {
+			res, err := tx.ExecContext(ctx, `UPDATE skus SET stock = stock - ? WHERE sku = ? AND stock >= ?`, l.Qty, l.SKU, l.Qty)
+			if err != nil {
+				return err
+			}
+			if n, _ := res.RowsAffected(); n == 0 {
+				return unavailable("%s %s (%s, %s) sold out in the meantime: change your cart and try again", l.Product, l.SKU, l.Colour, l.Size)
+			}
+		}
+		res, err := tx.ExecContext(ctx, `INSERT INTO orders (user_id, status, total, currency, created_at) VALUES (?, 'placed', ?, ?, ?)`,
+			userID, c.Total.Amount, c.Total.Currency, s.now().Unix())
+		if err != nil {
+			return err
+		}
+		if orderID, err = res.LastInsertId(); err != nil {
+			return err
+		}
+		for _, l := range c.Lines {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO order_items (order_id, sku, name, colour, size, qty, price) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+				orderID, l.SKU, l.Product, l.Colour, l.Size, l.Qty, l.UnitPrice.Amount); err != nil {
+				return err
+			}
+		}
+		_, err = tx.ExecContext(ctx, `DELETE FROM cart_items WHERE cart_id = (SELECT id FROM carts WHERE user_id = ?)`, userID)
+		return err
+	})
+	return orderID, err
+}
+
+// Orders lists the user's orders, newest first, without their items.
+func (s *Store) Orders(ctx context.Context, userID int64) ([]Order, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT id, status, total, currency, created_at FROM orders WHERE user_id = ? ORDER BY id DESC`, userID)
+	if err != nil {
+		return nil, fmt.Errorf("listing orders: %w", err)
+	}
+	defer rows.Close()
+	out := []Order{}
+	for rows.Next() {
+		var o Order
+		var at int64
+		if err := rows.Scan(&o.ID, &o.Status, &o.Total.Amount, &o.Total.Currency, &at); err != nil {
+			return nil, err
+		}
+		o.CreatedAt = time.Unix(at, 0).UTC()
+		out = append(out, o)
+	}
+	return out, rows.Err()
+}
+
+// Order returns one of the user's orders with its items. Another user's
+// order is ErrNotFound, exactly like one that does not exist.
+func (s *Store) Order(ctx context.Context, userID, id int64) (*Order, error) {
+	return orderOf(ctx, s.db, userID, id)
+}
+
+func orderOf(ctx context.Context, q querier, userID, id int64) (*Order, error) {
+	var o Order
+	var at int64
+	err := q.QueryRowContext(ctx, `SELECT id, status, total, currency, created_at FROM orders WHERE id = ? AND user_id = ?`, id, userID).
+		Scan(&o.ID, &o.Status, &o.Total.Amount, &o.Total.Currency, &at)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading order %d: %w", id, err)
+	}
+	o.CreatedAt = time.Unix(at, 0).UTC()
+	rows, err := q.QueryContext(ctx, `SELECT sku, name, colour, size, qty, price FROM order_items WHERE order_id = ? ORDER BY rowid`, id)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		it := OrderItem{UnitPrice: Money{Currency: o.Total.Currency}}
+		if err := rows.Scan(&it.SKU, &it.Product, &it.Colour, &it.Size, &it.Qty, &it.UnitPrice.Amount); err != nil {
+			return nil, err
+		}
+		o.Items = append(o.Items, it)
+	}
+	return &o, rows.Err()
+}
+
+// CancelOrder cancels an order that has not shipped and puts its items
+// back in stock, in one transaction.
+func (s *Store) CancelOrder(ctx context.Context, userID, id int64) error {
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		o, err := orderOf(ctx, tx, userID, id)
+		if err != nil {
+			return err
+		}
+		res, err := tx.ExecContext(ctx, `UPDATE orders SET status = 'cancelled' WHERE id = ? AND status = 'placed'`, id)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return unavailable("order %d is %s and can no longer be cancelled", id, o.Status)
+		}
+		for _, it := range o.Items {
+			if _, err := tx.ExecContext(ctx, `UPDATE skus SET stock = stock + ? WHERE sku = ?`, it.Qty, it.SKU); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// MarkShipped marks an order shipped (the warehouse's side; used by tests
+// and the seed).
+func (s *Store) MarkShipped(ctx context.Context, id int64) error {
+	_, err := s.db.ExecContext(ctx, `UPDATE orders SET status = 'shipped' WHERE id = ? AND status = 'placed'`, id)
+	return err
+}

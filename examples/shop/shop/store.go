@@ -1,0 +1,169 @@
+package shop
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Store is the shop's data: catalog, carts, orders, accounts. Every method
+// that writes does so in one transaction, so a call either fully happens or
+// not at all.
+type Store struct {
+	db *sql.DB
+	// PasswordIterations is the PBKDF2-SHA256 work factor for new password
+	// hashes. Verification reads the factor stored with each hash.
+	PasswordIterations int
+	now                func() time.Time
+}
+
+// NewStore returns a store over an open database.
+func NewStore(db *sql.DB) *Store {
+	return &Store{db: db, PasswordIterations: 600_000, now: time.Now}
+}
+
+// ErrNotFound is returned for a product, order or token that does not
+// exist (or does not belong to the caller).
+var ErrNotFound = errors.New("shop: not found")
+
+// Money is an amount in minor units (cents) with its ISO 4217 currency.
+type Money struct {
+	Amount   int64  `json:"amount"`
+	Currency string `json:"currency"`
+}
+
+// String formats the amount for people: "29.00 EUR".
+func (m Money) String() string {
+	sign := ""
+	a := m.Amount
+	if a < 0 {
+		sign, a = "-", -a
+	}
+	return fmt.Sprintf("%s%d.%02d %s", sign, a/100, a%100, m.Currency)
+}
+
+func (s *Store) tx(ctx context.Context, f func(*sql.Tx) error) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := f(tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}
+
+// ProductSummary is a product as the catalog lists it.
+type ProductSummary struct {
+	Slug    string `json:"slug"`
+	Name    string `json:"name"`
+	Price   Money  `json:"price"`
+	InStock bool   `json:"inStock"`
+}
+
+// Catalog returns one page of the products matching q (all when q is
+// empty), and how many match in all.
+func (s *Store) Catalog(ctx context.Context, q string, offset, limit int) ([]ProductSummary, int, error) {
+	like := "%" + strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`).Replace(strings.ToLower(q)) + "%"
+	var total int
+	err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM products WHERE lower(name) LIKE ? ESCAPE '\' OR lower(description) LIKE ? ESCAPE '\'`, like, like).Scan(&total)
+	if err != nil {
+		return nil, 0, fmt.Errorf("counting products: %w", err)
+	}
+	rows, err := s.db.QueryContext(ctx, `
+		SELECT p.slug, p.name, p.price, p.currency, coalesce((SELECT max(stock) FROM skus WHERE product_id = p.id), 0) > 0
+		FROM products p
+		WHERE lower(p.name) LIKE ? ESCAPE '\' OR lower(p.description) LIKE ? ESCAPE '\'
+		ORDER BY p.id LIMIT ? OFFSET ?`, like, like, limit, offset)
+	if err != nil {
+		return nil, 0, fmt.Errorf("listing products: %w", err)
+	}
+	defer rows.Close()
+	out := []ProductSummary{}
+	for rows.Next() {
+		var p ProductSummary
+		if err := rows.Scan(&p.Slug, &p.Name, &p.Price.Amount, &p.Price.Currency, &p.InStock); err != nil {
+			return nil, 0, err
+		}
+		out = append(out, p)
+	}
+	return out, total, rows.Err()
+}
+
+// Product is one product with its variants.
+type Product struct {
+	Slug        string    `json:"slug"`
+	Name        string    `json:"name"`
+	Description string    `json:"description"`
+	Price       Money     `json:"price"`
+	Variants    []Variant `json:"variants"`
+}
+
+// Variant is one colour and size of a product, with its own stock.
+type Variant struct {
+	SKU    string `json:"sku"`
+	Colour string `json:"colour"`
+	Size   string `json:"size"`
+	Stock  int    `json:"stock"`
+}
+
+// InStock reports whether any variant can be bought.
+func (p *Product) InStock() bool {
+	for _, v := range p.Variants {
+		if v.Stock > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// Variant returns the variant with the given SKU, or nil.
+func (p *Product) Variant(sku string) *Variant {
+	for i := range p.Variants {
+		if p.Variants[i].SKU == sku {
+			return &p.Variants[i]
+		}
+	}
+	return nil
+}
+
+// Product returns the product with the given slug.
+func (s *Store) Product(ctx context.Context, slug string) (*Product, error) {
+	var p Product
+	var id int64
+	err := s.db.QueryRowContext(ctx, `SELECT id, slug, name, description, price, currency FROM products WHERE slug = ?`, slug).
+		Scan(&id, &p.Slug, &p.Name, &p.Description, &p.Price.Amount, &p.Price.Currency)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading product %q: %w", slug, err)
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT sku, colour, size, stock FROM skus WHERE product_id = ? ORDER BY position`, id)
+	if err != nil {
+		return nil, fmt.Errorf("reading variants of %q: %w", slug, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var v Variant
+		if err := rows.Scan(&v.SKU, &v.Colour, &v.Size, &v.Stock); err != nil {
+			return nil, err
+		}
+		p.Variants = append(p.Variants, v)
+	}
+	return &p, rows.Err()
+}
+
+// Stock returns the stock of one SKU.
+func (s *Store) Stock(ctx context.Context, sku string) (int, error) {
+	var n int
+	err := s.db.QueryRowContext(ctx, `SELECT stock FROM skus WHERE sku = ?`, sku).Scan(&n)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, ErrNotFound
+	}
+	return n, err
+}
