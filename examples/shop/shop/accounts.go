@@ -155,11 +155,17 @@ func (s *Store) SetFlash(ctx context.Context, plain, msg string) error {
 // PopFlash returns the session's flash message and clears it.
 func (s *Store) PopFlash(ctx context.Context, plain string) (string, error) {
 	var msg string
-	err := s.db.QueryRowContext(ctx, `UPDATE sessions SET flash = '' WHERE id_hash = ? RETURNING (SELECT flash FROM sessions WHERE id_hash = ?)`,
-		hashSecret(plain), hashSecret(plain)).Scan(&msg)
-	if errors.Is(err, sql.ErrNoRows) {
-		return "", nil
-	}
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		err := tx.QueryRowContext(ctx, `SELECT flash FROM sessions WHERE id_hash = ?`, hashSecret(plain)).Scan(&msg)
+		if errors.Is(err, sql.ErrNoRows) || (err == nil && msg == "") {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE sessions SET flash = '' WHERE id_hash = ?`, hashSecret(plain))
+		return err
+	})
 	return msg, err
 }
 

@@ -1,0 +1,92 @@
+// Command shop is the demo store of Affordances for Go: a small shop that
+// people use in a browser and agents operate through the same URLs.
+//
+//	go run ./examples/shop                 # http://127.0.0.1:8080, data in shop.db
+//	go run ./examples/shop -addr 127.0.0.1:9000 -db /tmp/shop.db
+//
+// On start it prints the demo account and a fresh bearer token for it.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/affordances-go/affordances/examples/shop/shop"
+)
+
+func main() {
+	addr := flag.String("addr", "127.0.0.1:8080", "address to listen on, HOST:PORT")
+	dbPath := flag.String("db", "shop.db", "path of the SQLite database; created and seeded when missing")
+	flag.Parse()
+	if err := run(*addr, *dbPath); err != nil {
+		fmt.Fprintln(os.Stderr, "shop:", err)
+		os.Exit(1)
+	}
+}
+
+func run(addr, dbPath string) error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	db, err := shop.Open(ctx, dbPath)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	store := shop.NewStore(db)
+	if err := store.Seed(ctx); err != nil {
+		return err
+	}
+	demo, err := store.UserByEmail(ctx, shop.DemoEmail)
+	if err != nil {
+		return fmt.Errorf("finding the demo account: %w", err)
+	}
+	token, err := store.CreateToken(ctx, demo, "printed at start "+time.Now().UTC().Format("2006-01-02 15:04"))
+	if err != nil {
+		return err
+	}
+
+	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	srv := &http.Server{
+		Addr:              addr,
+		Handler:           shop.New(store, shop.Options{Logger: logger}),
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       15 * time.Second,
+		WriteTimeout:      30 * time.Second,
+		IdleTimeout:       60 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.ListenAndServe() }()
+
+	fmt.Printf(`Heavyweight Supply is open at http://%s/
+
+  demo account:  %s / %s
+  bearer token:  %s
+
+  try:  curl -H 'Accept: application/vnd.affordances+json' http://%s/products/heavyweight-tee
+`, addr, shop.DemoEmail, shop.DemoPassword, token, addr)
+
+	select {
+	case err := <-errc:
+		if !errors.Is(err, http.ErrServerClosed) {
+			return err
+		}
+	case <-ctx.Done():
+		logger.Info("shutting down")
+		shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := srv.Shutdown(shutdown); err != nil {
+			return err
+		}
+	}
+	return nil
+}

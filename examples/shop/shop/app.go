@@ -1,0 +1,92 @@
+// Package shop is the demo store: a small clothing shop that people use in
+// a browser and agents operate through the same URLs, with the same
+// sessions. It is built on package site and an embedded SQLite database.
+package shop
+
+import (
+	"embed"
+	"html/template"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"strconv"
+
+	"github.com/affordances-go/affordances/protocol"
+	"github.com/affordances-go/affordances/site"
+)
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+//go:embed static
+var staticFS embed.FS
+
+// App is the shop's HTTP side.
+type App struct {
+	store   *Store
+	site    *site.Site
+	handler http.Handler
+}
+
+// Options configure the shop.
+type Options struct {
+	// Logger receives the shop's logs and audit records.
+	Logger *slog.Logger
+	// Origins overrides the origins cookie calls may come from (default:
+	// the request's own).
+	Origins []string
+}
+
+// New builds the shop over a store.
+func New(store *Store, opts Options) *App {
+	a := &App{store: store}
+	a.site = site.New(site.Options{
+		Name:        "Heavyweight Supply",
+		Auth:        site.AuthFunc(a.authenticate),
+		AuthModes:   []protocol.AuthMode{protocol.AuthCookie, protocol.AuthBearer},
+		Logger:      opts.Logger,
+		Origins:     opts.Origins,
+		NotFound:    http.HandlerFunc(a.notFound),
+		ConfirmView: template.Must(template.New("confirm.html").ParseFS(templateFS, "templates/confirm.html")),
+	})
+	a.register()
+	assets := http.NewServeMux()
+	static, _ := fs.Sub(staticFS, "static")
+	assets.Handle("/static/", http.StripPrefix("/static/", http.FileServerFS(static)))
+	assets.HandleFunc("/", a.notFound)
+	a.handler = a.site.Wrap(assets) // pages by the site; stylesheet and 404s by the mux
+	return a
+}
+
+// ServeHTTP serves the shop.
+func (a *App) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "same-origin")
+	h.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self'; form-action 'self'; frame-ancestors 'none'")
+	a.handler.ServeHTTP(w, r)
+}
+
+// Site returns the Affordances site behind the shop.
+func (a *App) Site() *site.Site { return a.site }
+
+// page parses one page template with the shared layout.
+func page(name string) *template.Template {
+	return template.Must(template.New("layout.html").Funcs(site.Funcs()).Funcs(funcs).
+		ParseFS(templateFS, "templates/layout.html", "templates/"+name))
+}
+
+var funcs = template.FuncMap{
+	"money": func(m Money) string { return m.String() },
+	"add":   func(a, b int) int { return a + b },
+}
+
+var notFoundView = page("notfound.html")
+
+func (a *App) notFound(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(http.StatusNotFound)
+	notFoundView.Execute(w, map[string]any{"Entities": map[string]any{}})
+}
+
+func itoa(i int64) string { return strconv.FormatInt(i, 10) }

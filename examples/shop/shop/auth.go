@@ -1,0 +1,79 @@
+package shop
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/affordances-go/affordances/site"
+)
+
+// Cookie names. Both are HttpOnly and SameSite=Lax; the Origin rule of
+// the site protects the calls that ride on them.
+const (
+	sessionCookie = "sid"
+	guestCookie   = "cart"
+)
+
+// shopper is what the authenticator attaches to a request.
+type shopper struct {
+	User      *User  // nil for a guest
+	Session   string // the session cookie's value, when signed in by cookie
+	GuestHash string // the hash of the guest cart cookie, when there is one
+}
+
+func (sh *shopper) owner() CartOwner {
+	if sh.User != nil {
+		return CartOwner{UserID: sh.User.ID}
+	}
+	return CartOwner{GuestHash: sh.GuestHash}
+}
+
+// shopperOf returns the request's shopper (never nil).
+func shopperOf(r *site.Request) *shopper {
+	if s, ok := r.Caller.User.(*shopper); ok {
+		return s
+	}
+	return &shopper{}
+}
+
+// authenticate reports who made a request: a bearer token, a session
+// cookie, a guest cart cookie, or nobody. Caller IDs are the first bytes of
+// stored hashes: opaque, stable and not personal data.
+func (a *App) authenticate(r *http.Request) (site.Caller, error) {
+	ctx := r.Context()
+	if tok, ok := site.BearerToken(r); ok {
+		u, id, err := a.store.TokenUser(ctx, tok)
+		if errors.Is(err, ErrNotFound) {
+			return site.Caller{}, site.ErrBadToken
+		}
+		if err != nil {
+			return site.Caller{}, err
+		}
+		return site.Caller{ID: "tok:" + itoa(id), Mode: site.AuthBearer, SignedIn: true, User: &shopper{User: u}}, nil
+	}
+	sh := &shopper{}
+	cookie := false
+	if c, err := r.Cookie(guestCookie); err == nil && c.Value != "" {
+		sh.GuestHash = hashSecret(c.Value)
+		cookie = true
+	}
+	if c, err := r.Cookie(sessionCookie); err == nil && c.Value != "" {
+		cookie = true
+		u, err := a.store.Session(ctx, c.Value)
+		switch {
+		case err == nil:
+			sh.User, sh.Session = u, c.Value
+			return site.Caller{ID: "sess:" + hashSecret(c.Value)[:16], Mode: site.AuthCookie, SignedIn: true, User: sh}, nil
+		case !errors.Is(err, ErrNotFound):
+			return site.Caller{}, err
+		}
+	}
+	if cookie {
+		id := ""
+		if sh.GuestHash != "" {
+			id = "guest:" + sh.GuestHash[:16]
+		}
+		return site.Caller{ID: id, Mode: site.AuthCookie, User: sh}, nil
+	}
+	return site.Caller{Mode: site.AuthAnonymous, User: sh}, nil
+}
