@@ -29,6 +29,7 @@ type call struct {
 	authErr   error // ErrBadToken when the bearer token was rejected
 	transport string
 	started   time.Time
+	caller    Caller // who made the call, before an action changed r.Caller
 
 	name    string // the action's name, as the call gave it
 	confirm bool   // confirm: true was sent
@@ -67,12 +68,15 @@ func (s *Site) newCall(w http.ResponseWriter, hr *http.Request, p *Page, transpo
 	switch {
 	case err == nil:
 		c.r = r
+		c.caller = r.Caller
 	case errors.Is(err, ErrBadToken):
 		c.authErr = err
 		c.r = &Request{Request: withoutAffordancesQuery(hr), Caller: Caller{Mode: AuthBearer}}
+		c.caller = c.r.Caller
 	default:
 		s.log.ErrorContext(hr.Context(), "affordances: authenticator failed", "path", hr.URL.Path, "err", err)
 		c.r = &Request{Request: hr, Caller: Caller{Mode: AuthAnonymous}}
+		c.caller = c.r.Caller
 		return c, errInternal
 	}
 	return c, nil
@@ -326,8 +330,8 @@ func (c *call) auditCall(status int, code string) {
 		slog.String("route", c.page.route),
 		slog.String("page", c.r.URL.Path),
 		slog.String("action", action),
-		slog.String("caller", c.r.Caller.ID),
-		slog.String("auth", string(c.r.Caller.Mode)),
+		slog.String("caller", c.caller.ID),
+		slog.String("auth", string(c.caller.Mode)),
 		slog.Bool("confirm", c.confirm),
 		slog.String("transport", c.transport),
 		slog.String("result", code),

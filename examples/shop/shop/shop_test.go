@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -39,7 +41,9 @@ func newTestShop(t testing.TB) *testShop {
 	if err := store.Seed(ctx); err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(shop.New(store, shop.Options{}))
+	// Audit records are Info; keep test output to warnings and errors.
+	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	srv := httptest.NewServer(shop.New(store, shop.Options{Logger: logger}))
 	t.Cleanup(srv.Close)
 	demo, _ := store.UserByEmail(ctx, shop.DemoEmail)
 	tok, err := store.CreateToken(ctx, demo, "test")

@@ -1,0 +1,136 @@
+package shop_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/chromedp"
+)
+
+// chromium finds Debian's Chromium. By hand the test skips without it; in
+// CI (CI=true) it must run.
+func chromium(t *testing.T) string {
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatal("Chromium is not installed: .ci/run installs Debian's chromium package")
+	}
+	t.Skip("Chromium not found: apt-get install chromium to run the browser test")
+	return ""
+}
+
+// TestBrowser_PersonAndAgentShareOneSession drives a real Chromium: a
+// person adds a tee with the form, an agent adds another in the same
+// session (the browser's cookie, the site's Origin), and the person sees
+// both after a reload.
+func TestBrowser_PersonAndAgentShareOneSession(t *testing.T) {
+	exe := chromium(t)
+	ts := newTestShop(t)
+
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(exe),
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-quic", true),
+		chromedp.UserDataDir(t.TempDir()),
+	)
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	defer cancelAlloc()
+	ctx, cancel := chromedp.NewContext(allocCtx)
+	defer cancel()
+	ctx, cancelTimeout := context.WithTimeout(ctx, 90*time.Second)
+	defer cancelTimeout()
+
+	err := chromedp.Do(ctx,
+		chromedp.Navigate(ts.srv.URL+"/products/heavyweight-tee"),
+		chromedp.WaitVisible(chromedp.CSS("h1")),
+	)
+	if err != nil {
+		t.Fatalf("opening the product page: %v", err)
+	}
+	title, err := chromedp.Run(ctx, chromedp.Title())
+	if err != nil {
+		t.Fatal(err)
+	}
+	link, err := chromedp.Run(ctx, chromedp.AttributeValue(chromedp.CSS(`link[rel="affordances"]`), "href"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(title, "Heavyweight Tee") || link.Value != "?affordances=1" {
+		t.Fatalf("title %q, affordances link %q", title, link.Value)
+	}
+
+	// The person adds a black M with the form.
+	err = chromedp.Do(ctx,
+		chromedp.SetValue(chromedp.CSS("#sku"), "TEE-BLK-M"),
+		chromedp.Click(chromedp.CSS("form.buy button[type=submit]")),
+	)
+	if err != nil {
+		t.Fatalf("adding with the form: %v", err)
+	}
+	if badge := waitText(t, ctx, ".badge", "1"); badge != "1" {
+		t.Fatalf("cart badge after the form: %q", badge)
+	}
+
+	// An agent acts in the same session: the browser's cookies, the site's
+	// Origin.
+	got, err := chromedp.Call(ctx, network.GetCookies, network.GetCookiesParams{URLs: []string{ts.srv.URL}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var header []string
+	for _, c := range got.Cookies {
+		header = append(header, c.Name+"="+c.Value)
+	}
+	if len(header) == 0 {
+		t.Fatal("the browser holds no cookie for the shop")
+	}
+	agent := ts.client(t, "")
+	res, body := agent.do("POST", "/products/heavyweight-tee",
+		strings.NewReader(`{"action":"addToCart","input":{"sku":"TEE-WHI-L"}}`),
+		"Content-Type", "application/vnd.affordances+json", "Origin", ts.srv.URL, "Cookie", strings.Join(header, "; "))
+	if res.StatusCode != 200 {
+		t.Fatalf("agent call in the browser's session: %d %s", res.StatusCode, body)
+	}
+
+	// The person reloads the cart and sees both.
+	err = chromedp.Do(ctx, chromedp.Navigate(ts.srv.URL+"/cart"), chromedp.WaitVisible(chromedp.CSS("table.lines")))
+	if err != nil {
+		t.Fatalf("reloading the cart: %v", err)
+	}
+	cart, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("table.lines")))
+	if err != nil {
+		t.Fatalf("reloading the cart: %v", err)
+	}
+	if !strings.Contains(cart, "TEE-BLK-M") || !strings.Contains(cart, "TEE-WHI-L") {
+		t.Fatalf("the cart does not show both items:\n%s", cart)
+	}
+}
+
+// waitText polls the text of the first element matching css until it is
+// want, for at most ten seconds (a form post navigates the page).
+func waitText(t *testing.T, ctx context.Context, css, want string) string {
+	var got string
+	for range 100 {
+		text, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(css)))
+		if err == nil {
+			got = strings.TrimSpace(text)
+			if got == want {
+				return got
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return got
+}
