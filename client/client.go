@@ -1,0 +1,373 @@
+// Package client is the agent side of Affordances: it discovers a site's
+// pages, reads their graphs, and calls their actions, with the approval of
+// a person for confirm actions.
+//
+// A Client rides on a bearer token, or on cookies like a browser would (a
+// cookie jar, and the site's own Origin on every call). It refuses
+// documents of a protocol major it does not support, and ignores fields it
+// does not know.
+package client
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/affordances-go/affordances/protocol"
+)
+
+// DefaultUserAgent is sent when Options.UserAgent is empty.
+const DefaultUserAgent = "affordances-go-client/0"
+
+// maxDocument bounds how much of a response the client reads.
+const maxDocument = 8 << 20
+
+// Approver decides whether a confirm action may run. It is shown the
+// server's summary of what would happen, written for a person, and returns
+// true only when that person approved.
+type Approver func(ctx context.Context, a Approval) (bool, error)
+
+// Approval is what an Approver is asked.
+type Approval struct {
+	// Page is the URL of the page the action is on.
+	Page string
+	// Action is the action's name.
+	Action string
+	// Input is the input the call carries.
+	Input json.RawMessage
+	// Summary is the server's description of what would happen.
+	Summary string
+}
+
+// Options configure a Client. The zero value is a client with a fresh
+// cookie jar, no token, no approver and no retries.
+type Options struct {
+	// HTTPClient sends the requests. Default: a client with a cookie jar
+	// and a 30 s timeout. Its CheckRedirect is left as is.
+	HTTPClient *http.Client
+	// Token is a bearer token sent with every request. Calls made with a
+	// token carry no Origin.
+	Token string
+	// UserAgent names the agent. Default: DefaultUserAgent.
+	UserAgent string
+	// Approver is asked before a confirm action runs. Without one, such
+	// calls end with a *Error of code confirm_required.
+	Approver Approver
+	// FollowRedirects makes Call read the graph of the page a successful
+	// call redirects to (Result.Next).
+	FollowRedirects bool
+	// Retries is how many times a call answered 429 is tried again, after
+	// waiting the Retry-After the server gave (at most MaxRetryWait).
+	Retries int
+	// MaxRetryWait bounds one wait before a retry. Default: 30 s.
+	MaxRetryWait time.Duration
+}
+
+// Client reads graphs and calls actions. It is safe for concurrent use.
+type Client struct {
+	http *http.Client
+	opts Options
+}
+
+// New returns a Client.
+func New(opts Options) *Client {
+	hc := opts.HTTPClient
+	if hc == nil {
+		jar, _ := cookiejar.New(nil)
+		hc = &http.Client{Jar: jar, Timeout: 30 * time.Second}
+	}
+	if opts.UserAgent == "" {
+		opts.UserAgent = DefaultUserAgent
+	}
+	if opts.MaxRetryWait <= 0 {
+		opts.MaxRetryWait = 30 * time.Second
+	}
+	return &Client{http: hc, opts: opts}
+}
+
+// Error is a failure the server reported in a delta: the protocol's code,
+// its message and, for invalid_input, every issue.
+type Error struct {
+	// Status is the HTTP status of the answer.
+	Status int
+	// Code is the protocol's error code.
+	Code protocol.ErrorCode
+	// Message is the server's explanation, for a person.
+	Message string
+	// Issues lists the problems of an invalid input.
+	Issues []protocol.Issue
+	// RetryAfter is how long to wait before trying again, for
+	// rate_limited.
+	RetryAfter time.Duration
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s (%d): %s", e.Code, e.Status, e.Message)
+	for _, is := range e.Issues {
+		p := is.Path
+		if p == "" {
+			p = "(input)"
+		}
+		fmt.Fprintf(&b, "\n  %s: %s [%s]", p, is.Message, is.Keyword)
+	}
+	return b.String()
+}
+
+// IsCode reports whether err is an *Error with the given code.
+func IsCode(err error, code protocol.ErrorCode) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Code == code
+}
+
+// ErrNotApproved is returned when the Approver declined a confirm action.
+// Nothing ran.
+var ErrNotApproved = errors.New("affordances: the action was not approved")
+
+// VersionError is returned for a document of a protocol major this
+// package does not support.
+type VersionError struct {
+	URL string
+	Err error
+}
+
+func (e *VersionError) Error() string { return e.URL + ": " + e.Err.Error() }
+func (e *VersionError) Unwrap() error { return e.Err }
+
+// Index reads a site's index from /.well-known/affordances.json. siteURL
+// is any URL of the site.
+func (c *Client) Index(ctx context.Context, siteURL string) (*protocol.SiteIndex, error) {
+	u, err := url.Parse(siteURL)
+	if err != nil {
+		return nil, fmt.Errorf("affordances: site URL %q: %w", siteURL, err)
+	}
+	u = u.ResolveReference(&url.URL{Path: protocol.WellKnownPath})
+	var idx protocol.SiteIndex
+	if err := c.getDocument(ctx, u.String(), &idx); err != nil {
+		return nil, err
+	}
+	if err := protocol.CheckVersion(idx.V); err != nil {
+		return nil, &VersionError{URL: u.String(), Err: err}
+	}
+	return &idx, nil
+}
+
+// Graph reads the graph of the page at pageURL.
+func (c *Client) Graph(ctx context.Context, pageURL string) (*protocol.Graph, error) {
+	var g protocol.Graph
+	if err := c.getDocument(ctx, pageURL, &g); err != nil {
+		return nil, err
+	}
+	if err := protocol.CheckVersion(g.V); err != nil {
+		return nil, &VersionError{URL: pageURL, Err: err}
+	}
+	return &g, nil
+}
+
+// getDocument GETs an Affordances document into v. A delta with an error
+// (404 not_found, 401…) becomes an *Error.
+func (c *Client) getDocument(ctx context.Context, target string, v any) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
+	if err != nil {
+		return fmt.Errorf("affordances: %w", err)
+	}
+	req.Header.Set("Accept", protocol.MediaType)
+	res, body, err := c.send(req)
+	if err != nil {
+		return err
+	}
+	if res.StatusCode != http.StatusOK {
+		return errorFrom(res, body)
+	}
+	if !isMediaType(res.Header.Get("Content-Type")) {
+		return fmt.Errorf("affordances: GET %s answered %q, not an Affordances document", target, res.Header.Get("Content-Type"))
+	}
+	if err := json.Unmarshal(body, v); err != nil {
+		return fmt.Errorf("affordances: GET %s: reading the document: %w", target, err)
+	}
+	return nil
+}
+
+// send sends a request with the client's headers and reads the body.
+func (c *Client) send(req *http.Request) (*http.Response, []byte, error) {
+	req.Header.Set("User-Agent", c.opts.UserAgent)
+	if c.opts.Token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.opts.Token)
+	}
+	res, err := c.http.Do(req)
+	if err != nil {
+		return nil, nil, fmt.Errorf("affordances: %s %s: %w", req.Method, req.URL, err)
+	}
+	defer res.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(res.Body, maxDocument))
+	if err != nil {
+		return nil, nil, fmt.Errorf("affordances: %s %s: reading the answer: %w", req.Method, req.URL, err)
+	}
+	return res, body, nil
+}
+
+// errorFrom turns a failed answer into an *Error, from its delta when it
+// has one.
+func errorFrom(res *http.Response, body []byte) error {
+	e := &Error{Status: res.StatusCode, Code: protocol.CodeInternal, Message: http.StatusText(res.StatusCode)}
+	var d protocol.Delta
+	if isMediaType(res.Header.Get("Content-Type")) && json.Unmarshal(body, &d) == nil && d.Error != nil {
+		e.Code, e.Message, e.Issues = d.Error.Code, d.Error.Message, d.Error.Issues
+	} else if res.StatusCode == http.StatusNotFound {
+		e.Code = protocol.CodeNotFound
+	}
+	if s, err := strconv.Atoi(res.Header.Get("Retry-After")); err == nil && s >= 0 {
+		e.RetryAfter = time.Duration(s) * time.Second
+	}
+	return e
+}
+
+func isMediaType(ct string) bool {
+	mt, _, _ := strings.Cut(ct, ";")
+	return strings.EqualFold(strings.TrimSpace(mt), protocol.MediaType)
+}
+
+// Result is a successful call.
+type Result struct {
+	// Delta is the server's answer.
+	Delta protocol.Delta
+	// Confirmed reports whether a person approved the call.
+	Confirmed bool
+	// Next is the graph of Delta.Redirect, when FollowRedirects is set and
+	// the call redirected.
+	Next *protocol.Graph
+}
+
+// Output decodes the delta's output into v.
+func (r *Result) Output(v any) error {
+	b, err := json.Marshal(r.Delta.Output)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, v)
+}
+
+// Call runs the named action on the page at pageURL with input (any value
+// that encodes to a JSON object, or nil for none). A confirm action is
+// first called without confirmation; the server's summary goes to the
+// Approver, and only when it approves is the call repeated with
+// confirm: true. The client never sends confirm: true on its own.
+func (c *Client) Call(ctx context.Context, pageURL, action string, input any) (*Result, error) {
+	var raw json.RawMessage
+	if input != nil {
+		b, err := json.Marshal(input)
+		if err != nil {
+			return nil, fmt.Errorf("affordances: encoding the input of %s: %w", action, err)
+		}
+		raw = b
+	}
+	d, err := c.post(ctx, pageURL, protocol.Call{Action: action, Input: raw})
+	res := &Result{}
+	if IsCode(err, protocol.CodeConfirmRequired) {
+		if c.opts.Approver == nil {
+			return nil, err
+		}
+		ok, aerr := c.opts.Approver(ctx, Approval{Page: pageURL, Action: action, Input: raw, Summary: err.(*Error).Message})
+		if aerr != nil {
+			return nil, fmt.Errorf("affordances: asking for approval of %s: %w", action, aerr)
+		}
+		if !ok {
+			return nil, ErrNotApproved
+		}
+		res.Confirmed = true
+		d, err = c.post(ctx, pageURL, protocol.Call{Action: action, Input: raw, Confirm: true})
+	}
+	if err != nil {
+		return nil, err
+	}
+	res.Delta = *d
+	if c.opts.FollowRedirects && d.Redirect != "" {
+		next, err := resolve(pageURL, d.Redirect)
+		if err != nil {
+			return res, err
+		}
+		if res.Next, err = c.Graph(ctx, next); err != nil {
+			return res, fmt.Errorf("affordances: following the redirect to %s: %w", next, err)
+		}
+	}
+	return res, nil
+}
+
+// post sends one call, retrying on 429 as configured.
+func (c *Client) post(ctx context.Context, pageURL string, call protocol.Call) (*protocol.Delta, error) {
+	body, err := json.Marshal(call)
+	if err != nil {
+		return nil, err
+	}
+	origin, err := originOf(pageURL)
+	if err != nil {
+		return nil, err
+	}
+	for attempt := 0; ; attempt++ {
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, pageURL, bytes.NewReader(body))
+		if err != nil {
+			return nil, fmt.Errorf("affordances: %w", err)
+		}
+		req.Header.Set("Content-Type", protocol.MediaType)
+		req.Header.Set("Accept", protocol.MediaType)
+		if c.opts.Token == "" {
+			// A call that rides on cookies comes from the site's own
+			// origin, as a browser on the site would send it.
+			req.Header.Set("Origin", origin)
+		}
+		res, b, err := c.send(req)
+		if err != nil {
+			return nil, err
+		}
+		if res.StatusCode == http.StatusOK {
+			var d protocol.Delta
+			if err := json.Unmarshal(b, &d); err != nil || !isMediaType(res.Header.Get("Content-Type")) {
+				return nil, fmt.Errorf("affordances: POST %s: the answer is not a delta", pageURL)
+			}
+			return &d, nil
+		}
+		cerr := errorFrom(res, b)
+		e := cerr.(*Error)
+		if e.Code != protocol.CodeRateLimited || attempt >= c.opts.Retries {
+			return nil, cerr
+		}
+		wait := min(max(e.RetryAfter, time.Second), c.opts.MaxRetryWait)
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
+func originOf(pageURL string) (string, error) {
+	u, err := url.Parse(pageURL)
+	if err != nil || u.Scheme == "" || u.Host == "" {
+		return "", fmt.Errorf("affordances: page URL %q is not absolute", pageURL)
+	}
+	return strings.ToLower(u.Scheme) + "://" + u.Host, nil
+}
+
+// resolve resolves ref against base.
+func resolve(base, ref string) (string, error) {
+	b, err := url.Parse(base)
+	if err != nil {
+		return "", err
+	}
+	r, err := url.Parse(ref)
+	if err != nil {
+		return "", fmt.Errorf("affordances: %q is not a URL: %w", ref, err)
+	}
+	return b.ResolveReference(r).String(), nil
+}
