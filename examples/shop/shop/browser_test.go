@@ -53,7 +53,7 @@ func TestBrowser_PersonAndAgentShareOneSession(t *testing.T) {
 	defer cancelTimeout()
 
 	err := chromedp.Do(ctx,
-		chromedp.Navigate(ts.srv.URL+"/products/heavyweight-tee"),
+		chromedp.Navigate(ts.url+"/products/heavyweight-tee"),
 		chromedp.WaitVisible(chromedp.CSS("h1")),
 	)
 	if err != nil {
@@ -85,7 +85,7 @@ func TestBrowser_PersonAndAgentShareOneSession(t *testing.T) {
 
 	// An agent acts in the same session: the browser's cookies, the site's
 	// Origin.
-	got, err := chromedp.Call(ctx, network.GetCookies, network.GetCookiesParams{URLs: []string{ts.srv.URL}})
+	got, err := chromedp.Call(ctx, network.GetCookies, network.GetCookiesParams{URLs: []string{ts.url}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,13 +99,13 @@ func TestBrowser_PersonAndAgentShareOneSession(t *testing.T) {
 	agent := ts.client(t, "")
 	res, body := agent.do("POST", "/products/heavyweight-tee",
 		strings.NewReader(`{"action":"addToCart","input":{"sku":"TEE-WHI-L"}}`),
-		"Content-Type", "application/vnd.affordances+json", "Origin", ts.srv.URL, "Cookie", strings.Join(header, "; "))
+		"Content-Type", "application/vnd.affordances+json", "Origin", ts.url, "Cookie", strings.Join(header, "; "))
 	if res.StatusCode != 200 {
 		t.Fatalf("agent call in the browser's session: %d %s", res.StatusCode, body)
 	}
 
 	// The person reloads the cart and sees both.
-	err = chromedp.Do(ctx, chromedp.Navigate(ts.srv.URL+"/cart"), chromedp.WaitVisible(chromedp.CSS("table.lines")))
+	err = chromedp.Do(ctx, chromedp.Navigate(ts.url+"/cart"), chromedp.WaitVisible(chromedp.CSS("table.lines")))
 	if err != nil {
 		t.Fatalf("reloading the cart: %v", err)
 	}

@@ -5,52 +5,30 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/cookiejar"
-	"net/http/httptest"
 	"net/url"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/affordances-go/affordances/examples/shop/shop"
+	"github.com/affordances-go/affordances/examples/shop/shoptest"
 	"github.com/affordances-go/affordances/protocol"
 )
 
 // testShop is the shop on a loopback port with a fresh database.
 type testShop struct {
-	srv   *httptest.Server
+	url   string
 	store *shop.Store
 	token string // a bearer token of the demo account
 }
 
 func newTestShop(t testing.TB) *testShop {
 	t.Helper()
-	ctx := context.Background()
-	db, err := shop.Open(ctx, filepath.Join(t.TempDir(), "shop.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	store := shop.NewStore(db)
-	store.PasswordIterations = 1000 // tests sign in often; production uses 600,000
-	if err := store.Seed(ctx); err != nil {
-		t.Fatal(err)
-	}
-	// Audit records are Info; keep test output to warnings and errors.
-	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	srv := httptest.NewServer(shop.New(store, shop.Options{Logger: logger}))
-	t.Cleanup(srv.Close)
-	demo, _ := store.UserByEmail(ctx, shop.DemoEmail)
-	tok, err := store.CreateToken(ctx, demo, "test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &testShop{srv: srv, store: store, token: tok}
+	s := shoptest.Start(t)
+	return &testShop{url: s.URL, store: s.Store, token: s.Token}
 }
 
 // client is an HTTP client with a cookie jar, acting as an agent (bearer
@@ -64,7 +42,7 @@ type client struct {
 
 func (ts *testShop) client(t testing.TB, bearer string) *client {
 	jar, _ := cookiejar.New(nil)
-	return &client{t: t, base: ts.srv.URL, bearer: bearer,
+	return &client{t: t, base: ts.url, bearer: bearer,
 		http: &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
 }
 

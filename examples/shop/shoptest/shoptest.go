@@ -1,0 +1,82 @@
+// Package shoptest starts the demo store on a loopback port with a fresh
+// database, for the tests of the client, the command line, the
+// conformance checker and the benchmarks.
+package shoptest
+
+import (
+	"context"
+	"log/slog"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/affordances-go/affordances/examples/shop/shop"
+)
+
+// Shop is a running demo store.
+type Shop struct {
+	// URL is the store's base URL, such as http://127.0.0.1:41234.
+	URL string
+	// Store is the store's data, for checking what calls did.
+	Store *shop.Store
+	// Token is a bearer token of the demo account.
+	Token string
+	// App is the store's handler.
+	App *shop.App
+}
+
+// Start starts the store for the test; it stops when the test ends.
+func Start(t testing.TB) *Shop {
+	t.Helper()
+	ctx := context.Background()
+	db, err := shop.Open(ctx, filepath.Join(t.TempDir(), "shop.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	store := shop.NewStore(db)
+	store.PasswordIterations = 1000 // tests sign in often; the store's default is 600,000
+	if err := store.Seed(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// Audit records are Info; keep test output to warnings and errors.
+	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	app := shop.New(store, shop.Options{Logger: logger})
+	srv := httptest.NewServer(app)
+	t.Cleanup(srv.Close)
+	demo, err := store.UserByEmail(ctx, shop.DemoEmail)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := store.CreateToken(ctx, demo, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Shop{URL: srv.URL, Store: store, Token: tok, App: app}
+}
+
+// Stock returns the stock of a SKU.
+func (s *Shop) Stock(t testing.TB, sku string) int {
+	t.Helper()
+	n, err := s.Store.Stock(context.Background(), sku)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// Orders returns how many orders the demo account has.
+func (s *Shop) Orders(t testing.TB) int {
+	t.Helper()
+	ctx := context.Background()
+	id, err := s.Store.UserByEmail(ctx, shop.DemoEmail)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os, err := s.Store.Orders(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(os)
+}
