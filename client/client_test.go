@@ -1,0 +1,190 @@
+package client_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/affordances-go/affordances/client"
+	"github.com/affordances-go/affordances/examples/shop/shoptest"
+	"github.com/affordances-go/affordances/protocol"
+)
+
+var ctx = context.Background()
+
+func TestClient_BuysATeeWithABearerToken(t *testing.T) {
+	s := shoptest.Start(t)
+	before := s.Stock(t, "TEE-BLK-M")
+	var asked []string
+	c := client.New(client.Options{Token: s.Token, FollowRedirects: true,
+		Approver: func(_ context.Context, a client.Approval) (bool, error) {
+			asked = append(asked, a.Summary)
+			return true, nil
+		}})
+	idx, err := c.Index(ctx, s.URL)
+	if err != nil || len(idx.Routes) < 8 {
+		t.Fatalf("index: %v %+v", err, idx)
+	}
+	res, err := c.Call(ctx, s.URL+"/products/heavyweight-tee", "addToCart", map[string]any{"sku": "TEE-BLK-M"})
+	if err != nil || !res.Delta.OK || res.Confirmed {
+		t.Fatalf("addToCart: %v %+v", err, res)
+	}
+	var line struct {
+		SKU string `json:"sku"`
+		Qty int    `json:"qty"`
+	}
+	if err := res.Output(&line); err != nil || line.SKU != "TEE-BLK-M" || line.Qty != 1 {
+		t.Errorf("output %+v %v", line, err)
+	}
+	res, err = c.Call(ctx, s.URL+"/checkout", "placeOrder", nil)
+	if err != nil || !res.Confirmed || len(asked) != 1 || !strings.Contains(asked[0], "Heavyweight Tee (Black, M)") {
+		t.Fatalf("placeOrder: %v %+v asked %q", err, res, asked)
+	}
+	if res.Next == nil || res.Next.Route != "/orders/[id]" {
+		t.Fatalf("redirect not followed: %+v", res.Next)
+	}
+	if got := s.Stock(t, "TEE-BLK-M"); got != before-1 {
+		t.Errorf("stock %d, want %d", got, before-1)
+	}
+}
+
+func TestClient_RidesOnCookiesAfterSignIn(t *testing.T) {
+	s := shoptest.Start(t)
+	c := client.New(client.Options{Approver: func(context.Context, client.Approval) (bool, error) { return true, nil }})
+	if _, err := c.Call(ctx, s.URL+"/login", "signIn", map[string]any{"email": "demo@example.com", "password": "demo"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Call(ctx, s.URL+"/products/heavyweight-tee", "addToCart", map[string]any{"sku": "TEE-OLI-L", "qty": 2}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := c.Call(ctx, s.URL+"/checkout", "placeOrder", nil)
+	if err != nil || !strings.HasPrefix(res.Delta.Redirect, "/orders/") {
+		t.Fatalf("placeOrder: %v %+v", err, res)
+	}
+	if s.Orders(t) != 1 {
+		t.Errorf("orders %d", s.Orders(t))
+	}
+}
+
+func TestClient_NeverConfirmsWithoutApproval(t *testing.T) {
+	s := shoptest.Start(t)
+	for _, approver := range []client.Approver{nil, func(context.Context, client.Approval) (bool, error) { return false, nil }} {
+		c := client.New(client.Options{Token: s.Token, Approver: approver})
+		if _, err := c.Call(ctx, s.URL+"/products/heavyweight-tee", "addToCart", map[string]any{"sku": "TEE-BLK-M"}); err != nil {
+			t.Fatal(err)
+		}
+		_, err := c.Call(ctx, s.URL+"/checkout", "placeOrder", nil)
+		if approver == nil && !client.IsCode(err, protocol.CodeConfirmRequired) {
+			t.Errorf("no approver: %v", err)
+		}
+		if approver != nil && !errors.Is(err, client.ErrNotApproved) {
+			t.Errorf("declined: %v", err)
+		}
+	}
+	if s.Orders(t) != 0 {
+		t.Fatalf("an order was placed without approval")
+	}
+}
+
+func TestClient_InvalidInputCarriesEveryIssue(t *testing.T) {
+	s := shoptest.Start(t)
+	c := client.New(client.Options{Token: s.Token})
+	_, err := c.Call(ctx, s.URL+"/products/heavyweight-tee", "addToCart", map[string]any{"sku": "tee", "qty": 11, "colour": "black"})
+	var e *client.Error
+	if !errors.As(err, &e) || e.Code != protocol.CodeInvalidInput || e.Status != 400 || len(e.Issues) != 3 {
+		t.Fatalf("%v", err)
+	}
+	for _, want := range []string{"/qty", "/sku", "/colour"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error text lacks %s: %v", want, err)
+		}
+	}
+}
+
+func TestClient_RefusesAnUnsupportedMajor(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", protocol.MediaType)
+		if r.URL.Path == protocol.WellKnownPath {
+			w.Write([]byte(`{"v":"1","routes":[],"auth":[]}`))
+			return
+		}
+		w.Write([]byte(`{"v":"1","page":"/","route":"/","entities":{},"actions":[],"future":true}`))
+	}))
+	defer srv.Close()
+	c := client.New(client.Options{})
+	var ve *client.VersionError
+	if _, err := c.Graph(ctx, srv.URL+"/"); !errors.As(err, &ve) || !strings.Contains(err.Error(), "supports majors 0 to 0") {
+		t.Errorf("graph: %v", err)
+	}
+	if _, err := c.Index(ctx, srv.URL); !errors.As(err, &ve) {
+		t.Errorf("index: %v", err)
+	}
+}
+
+func TestClient_DiscoversTheGraphFromHTML(t *testing.T) {
+	s := shoptest.Start(t)
+	c := client.New(client.Options{})
+	u, err := c.Discover(ctx, s.URL+"/products/heavyweight-tee")
+	if err != nil || u != s.URL+"/products/heavyweight-tee?affordances=1" {
+		t.Fatalf("%q %v", u, err)
+	}
+	g, err := c.DiscoverGraph(ctx, s.URL+"/products/heavyweight-tee")
+	if err != nil || g.Action("addToCart") == nil {
+		t.Fatalf("%v %+v", err, g)
+	}
+	// Only the <link> element, no header.
+	html := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte(`<html><head><LINK href='/g?affordances=1&amp;x=1' REL="stylesheet affordances"></head></html>`))
+	}))
+	defer html.Close()
+	if u, err := c.Discover(ctx, html.URL+"/a/b"); err != nil || u != html.URL+"/g?affordances=1&x=1" {
+		t.Errorf("link element: %q %v", u, err)
+	}
+}
+
+func TestClient_RetriesARateLimitedCallAsAsked(t *testing.T) {
+	var calls atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", protocol.MediaType)
+		if calls.Add(1) < 3 {
+			w.Header().Set("Retry-After", "1")
+			w.WriteHeader(429)
+			w.Write([]byte(`{"ok":false,"error":{"code":"rate_limited","message":"slow down"}}`))
+			return
+		}
+		w.Write([]byte(`{"ok":true}`))
+	}))
+	defer srv.Close()
+	c := client.New(client.Options{Retries: 1, MaxRetryWait: 10 * time.Millisecond})
+	if _, err := c.Call(ctx, srv.URL, "x", nil); !client.IsCode(err, protocol.CodeRateLimited) {
+		t.Fatalf("one retry is not enough: %v", err)
+	}
+	calls.Store(0)
+	c = client.New(client.Options{Retries: 2, MaxRetryWait: 10 * time.Millisecond})
+	if _, err := c.Call(ctx, srv.URL, "x", nil); err != nil || calls.Load() != 3 {
+		t.Fatalf("two retries: %v after %d calls", err, calls.Load())
+	}
+}
+
+func TestClient_SendsOriginOnCookieCallsOnly(t *testing.T) {
+	var origin atomic.Value
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		origin.Store(r.Header.Get("Origin"))
+		w.Header().Set("Content-Type", protocol.MediaType)
+		w.Write([]byte(`{"ok":true}`))
+	}))
+	defer srv.Close()
+	client.New(client.Options{}).Call(ctx, srv.URL+"/p?q=1", "x", nil)
+	if origin.Load() != srv.URL {
+		t.Errorf("cookie call Origin %q, want %q", origin.Load(), srv.URL)
+	}
+	client.New(client.Options{Token: "t"}).Call(ctx, srv.URL+"/p", "x", nil)
+	if origin.Load() != "" {
+		t.Errorf("bearer call sent Origin %q", origin.Load())
+	}
+}

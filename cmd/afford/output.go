@@ -1,0 +1,155 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/affordances-go/affordances/protocol"
+)
+
+// summarize writes a value as compact JSON cut to max characters.
+func summarize(v any, max int) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	s := string(b)
+	if len(s) > max {
+		s = s[:max-1] + "…"
+	}
+	return s
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func printGraph(w io.Writer, g *protocol.Graph) {
+	fmt.Fprintf(w, "%s  (route %s)\n", g.Page, g.Route)
+	if len(g.Entities) > 0 {
+		fmt.Fprintln(w, "\nEntities")
+		for _, k := range sortedKeys(g.Entities) {
+			fmt.Fprintf(w, "  %s: %s\n", k, summarize(g.Entities[k], 100))
+		}
+	}
+	fmt.Fprintln(w, "\nActions")
+	if len(g.Actions) == 0 {
+		fmt.Fprintln(w, "  (none)")
+	} else {
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "  NAME\tEXPOSE\tAVAILABLE\tINPUT\tREASON")
+		for _, a := range g.Actions {
+			avail := "yes"
+			if !a.Available {
+				avail = "no"
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", a.Name, a.Expose, avail, inputSummary(a.Input), a.Reason)
+		}
+		tw.Flush()
+	}
+	if len(g.Nav) > 0 {
+		fmt.Fprintln(w, "\nNav")
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		for _, n := range g.Nav {
+			when := ""
+			if n.When != "" {
+				when = "(" + n.When + ")"
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%s\n", n.To, n.Label, when)
+		}
+		tw.Flush()
+	}
+}
+
+// inputSummary lists an input schema's properties, required ones first,
+// optional ones with a question mark.
+func inputSummary(raw json.RawMessage) string {
+	var s struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+		Required   []string                   `json:"required"`
+	}
+	if json.Unmarshal(raw, &s) != nil || len(s.Properties) == 0 {
+		return "-"
+	}
+	req := map[string]bool{}
+	var parts []string
+	for _, r := range s.Required {
+		req[r] = true
+		if _, ok := s.Properties[r]; ok {
+			parts = append(parts, r)
+		}
+	}
+	for _, k := range sortedKeys(s.Properties) {
+		if !req[k] {
+			parts = append(parts, k+"?")
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+func printIndex(w io.Writer, idx *protocol.SiteIndex) {
+	name := idx.Name
+	if name == "" {
+		name = "(unnamed site)"
+	}
+	auth := make([]string, len(idx.Auth))
+	for i, a := range idx.Auth {
+		auth[i] = string(a)
+	}
+	fmt.Fprintf(w, "%s  protocol v%s  auth: %s\n", name, idx.V, strings.Join(auth, ", "))
+	if idx.MCP != "" {
+		fmt.Fprintf(w, "MCP: %s\n", idx.MCP)
+	}
+	for _, r := range idx.Routes {
+		fmt.Fprintf(w, "\n%s", r.Route)
+		if r.Description != "" {
+			fmt.Fprintf(w, "  %s", r.Description)
+		}
+		fmt.Fprintln(w)
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		for _, a := range r.Actions {
+			guard := ""
+			if a.Guard != "" {
+				guard = "when " + a.Guard
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", a.Name, a.Expose, inputSummary(a.Input), guard)
+		}
+		tw.Flush()
+	}
+}
+
+func printDelta(w io.Writer, d *protocol.Delta) {
+	msg := d.Message
+	if msg == "" {
+		msg = "done"
+	}
+	fmt.Fprintf(w, "ok: %s\n", msg)
+	if d.Output != nil {
+		fmt.Fprintf(w, "output: %s\n", summarize(d.Output, 400))
+	}
+	for _, k := range sortedKeys(d.Changed) {
+		fmt.Fprintf(w, "changed %s: %s\n", k, summarize(d.Changed[k], 100))
+	}
+	for _, a := range d.ActionsAdded {
+		state := "available"
+		if !a.Available {
+			state = "unavailable: " + a.Reason
+		}
+		fmt.Fprintf(w, "action %s is now %s\n", a.Name, state)
+	}
+	for _, n := range d.ActionsRemoved {
+		fmt.Fprintf(w, "action %s is gone\n", n)
+	}
+	if d.Redirect != "" {
+		fmt.Fprintf(w, "next: %s\n", d.Redirect)
+	}
+}

@@ -1,0 +1,237 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/affordances-go/affordances/client"
+	"github.com/affordances-go/affordances/protocol"
+)
+
+// Exit codes, one per way a command can end.
+const (
+	exitOK           = 0
+	exitFailure      = 1 // network, a document that is not the protocol's, an unsupported version
+	exitUsage        = 2
+	exitNotFound     = 3
+	exitUnauthorized = 4
+	exitRateLimited  = 5
+	exitInvalidInput = 6
+	exitUnavailable  = 7
+	exitNotConfirmed = 8 // confirm_required and not approved; nothing ran
+	exitInternal     = 9
+)
+
+var exitForCode = map[protocol.ErrorCode]int{
+	protocol.CodeNotFound:        exitNotFound,
+	protocol.CodeUnauthorized:    exitUnauthorized,
+	protocol.CodeRateLimited:     exitRateLimited,
+	protocol.CodeInvalidInput:    exitInvalidInput,
+	protocol.CodeUnavailable:     exitUnavailable,
+	protocol.CodeConfirmRequired: exitNotConfirmed,
+	protocol.CodeInternal:        exitInternal,
+}
+
+const usage = `afford reads and operates Affordances sites.
+
+Usage:
+  afford index URL                   the site's index: its pages and actions
+  afford get URL                     a page's graph: entities, actions, nav
+  afford call URL ACTION [INPUT]     run an action on the page at URL
+
+INPUT is a JSON object, or key=value pairs converted by the action's input
+schema (numbers, booleans, comma-separated lists); key:=JSON sets a raw JSON
+value.
+
+Flags (anywhere on the line):
+  --token TOKEN        bearer token (default: $AFFORD_TOKEN)
+  --cookie-jar FILE    keep cookies in FILE, so that commands share a session
+  --json               print the raw document instead of a summary
+  --yes                approve confirm actions without asking (needed without a terminal)
+  --follow             after a call that redirects, show the page it leads to
+  --retries N          retry a rate-limited call N times, waiting as the server asks
+  --timeout DURATION   per request (default 30s)
+  --user-agent UA      the User-Agent to send
+
+A confirm action is first called without confirmation. On a terminal,
+afford shows the server's summary and asks y/N; without one it refuses
+unless --yes is given. It never confirms on its own.
+
+Exit codes:
+  0  success
+  1  failure: network, not an Affordances document, unsupported protocol version
+  2  usage
+  3  not_found         4  unauthorized      5  rate_limited
+  6  invalid_input     7  unavailable       8  confirm_required, not approved (nothing ran)
+  9  internal (the server failed)
+
+Examples:
+  afford index http://127.0.0.1:8080
+  afford get http://127.0.0.1:8080/products/heavyweight-tee
+  afford call http://127.0.0.1:8080/products/heavyweight-tee addToCart sku=TEE-BLK-M qty=1
+  afford call http://127.0.0.1:8080/checkout placeOrder
+  afford call --cookie-jar jar.json http://127.0.0.1:8080/login signIn email=demo@example.com password=demo
+`
+
+// options are the flags of every command.
+type options struct {
+	token, jar, userAgent string
+	json, yes, follow     bool
+	retries               int
+	timeout               time.Duration
+}
+
+// run is the whole command, with its environment passed in for tests.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
+	var o options
+	fs := flag.NewFlagSet("afford", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&o.token, "token", getenv("AFFORD_TOKEN"), "")
+	fs.StringVar(&o.jar, "cookie-jar", "", "")
+	fs.StringVar(&o.userAgent, "user-agent", "afford/0", "")
+	fs.BoolVar(&o.json, "json", false, "")
+	fs.BoolVar(&o.yes, "yes", false, "")
+	fs.BoolVar(&o.follow, "follow", false, "")
+	fs.IntVar(&o.retries, "retries", 0, "")
+	fs.DurationVar(&o.timeout, "timeout", 30*time.Second, "")
+	help := fs.Bool("help", false, "")
+	fs.BoolVar(help, "h", false, "")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		fmt.Fprintf(stderr, "afford: %v\n\n%s", err, usage)
+		return exitUsage
+	}
+	if *help || len(pos) == 0 || pos[0] == "help" {
+		fmt.Fprint(stdout, usage)
+		if len(pos) == 0 && !*help {
+			return exitUsage
+		}
+		return exitOK
+	}
+
+	jar, err := openJar(o.jar)
+	if err != nil {
+		fmt.Fprintf(stderr, "afford: %v\n", err)
+		return exitFailure
+	}
+	env := &command{o: o, stdin: stdin, stdout: stdout, stderr: stderr, jar: jar}
+	env.client = client.New(client.Options{
+		HTTPClient:      &http.Client{Jar: jar, Timeout: o.timeout},
+		Token:           o.token,
+		UserAgent:       o.userAgent,
+		Approver:        env.approve,
+		FollowRedirects: o.follow,
+		Retries:         o.retries,
+	})
+	ctx := context.Background()
+	switch cmd, rest := pos[0], pos[1:]; cmd {
+	case "index":
+		err = env.index(ctx, rest)
+	case "get":
+		err = env.get(ctx, rest)
+	case "call":
+		err = env.call(ctx, rest)
+	default:
+		err = usageError("unknown command " + cmd)
+	}
+	if serr := jar.save(); serr != nil && err == nil {
+		err = serr
+	}
+	return env.exit(err)
+}
+
+// command is one run of afford.
+type command struct {
+	o              options
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	client         *client.Client
+	jar            *fileJar
+}
+
+type usageError string
+
+func (e usageError) Error() string { return string(e) }
+
+// exit reports err and returns the exit code for it.
+func (c *command) exit(err error) int {
+	if err == nil {
+		return exitOK
+	}
+	var ue usageError
+	if errors.As(err, &ue) {
+		fmt.Fprintf(c.stderr, "afford: %s\n\nRun afford --help for usage.\n", ue)
+		return exitUsage
+	}
+	if errors.Is(err, client.ErrNotApproved) {
+		fmt.Fprintln(c.stderr, "afford: not confirmed; nothing was done")
+		return exitNotConfirmed
+	}
+	var pe *client.Error
+	if errors.As(err, &pe) {
+		fmt.Fprintf(c.stderr, "afford: %s\n", pe)
+		if pe.RetryAfter > 0 {
+			fmt.Fprintf(c.stderr, "  retry after %s\n", pe.RetryAfter)
+		}
+		if code, ok := exitForCode[pe.Code]; ok {
+			return code
+		}
+		return exitFailure
+	}
+	fmt.Fprintf(c.stderr, "afford: %v\n", err)
+	return exitFailure
+}
+
+// approve asks the person at the terminal, or follows --yes.
+func (c *command) approve(ctx context.Context, a client.Approval) (bool, error) {
+	fmt.Fprintf(c.stderr, "%s asks for confirmation:\n  %s\n", a.Action, a.Summary)
+	if c.o.yes {
+		fmt.Fprintln(c.stderr, "Confirmed by --yes.")
+		return true, nil
+	}
+	if !isTerminal(c.stdin) {
+		fmt.Fprintln(c.stderr, "No terminal to ask on: run again with --yes to confirm.")
+		return false, nil
+	}
+	fmt.Fprint(c.stderr, "Confirm? [y/N] ")
+	var answer string
+	fmt.Fscanln(c.stdin, &answer)
+	answer = strings.ToLower(strings.TrimSpace(answer))
+	return answer == "y" || answer == "yes", nil
+}
+
+func isTerminal(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// parseInterleaved parses flags that may come before, between or after the
+// positional arguments.
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		if args[0] == "--" {
+			return append(pos, args[1:]...), nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
