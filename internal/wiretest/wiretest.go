@@ -6,15 +6,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
-	"fmt"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"github.com/affordances-go/affordances/internal/schemagen"
 	"github.com/affordances-go/affordances/schemas"
 )
 
@@ -22,58 +19,9 @@ import (
 // go test ./... -update.
 var Update = flag.Bool("update", false, "rewrite golden files")
 
-var (
-	once     sync.Once
-	compiled map[string]*jsonschema.Schema
-	errInit  error
-)
-
-func load() {
-	c := jsonschema.NewCompiler()
-	compiled = map[string]*jsonschema.Schema{}
-	for _, d := range schemagen.Documents() {
-		b, err := schemas.FS.ReadFile(d.File)
-		if err != nil {
-			errInit = err
-			return
-		}
-		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
-		if err != nil {
-			errInit = fmt.Errorf("%s: %w", d.File, err)
-			return
-		}
-		if err := c.AddResource(d.File, doc); err != nil {
-			errInit = err
-			return
-		}
-	}
-	for _, d := range schemagen.Documents() {
-		s, err := c.Compile(d.File)
-		if err != nil {
-			errInit = fmt.Errorf("%s: %w", d.File, err)
-			return
-		}
-		compiled[d.File] = s
-	}
-}
-
 // Check validates doc against the generated schema file (such as
 // "graph.schema.json").
-func Check(file string, doc []byte) error {
-	once.Do(load)
-	if errInit != nil {
-		return errInit
-	}
-	s, ok := compiled[file]
-	if !ok {
-		return fmt.Errorf("no schema %s", file)
-	}
-	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(doc))
-	if err != nil {
-		return err
-	}
-	return s.Validate(v)
-}
+func Check(file string, doc []byte) error { return schemas.Validate(file, doc) }
 
 // Compile fails the test when the schema file does not compile.
 func Compile(t testing.TB, file string) {

@@ -309,7 +309,10 @@ func (a *App) checkoutPage() {
 			if err != nil {
 				return nil, err
 			}
-			st.Nav = []protocol.Nav{{To: "/cart", Label: "Change the cart"}, {To: "/login", Label: "Sign in", When: "not signed in"}}
+			st.Nav = []protocol.Nav{{To: "/cart", Label: "Change the cart"}}
+			if shopperOf(r).User == nil {
+				st.Nav = append(st.Nav, protocol.Nav{To: "/login", Label: "Sign in", When: "to place the order"})
+			}
 			return st, nil
 		},
 	})
