@@ -45,6 +45,7 @@ Usage:
   afford index URL                   the site's index: its pages and actions
   afford get URL                     a page's graph: entities, actions, nav
   afford call URL ACTION [INPUT]     run an action on the page at URL
+  afford check URL                   test a server against the protocol (afford check --help)
 
 INPUT is a JSON object, or key=value pairs converted by the action's input
 schema (numbers, booleans, comma-separated lists); key:=JSON sets a raw JSON
@@ -90,6 +91,9 @@ type options struct {
 
 // run is the whole command, with its environment passed in for tests.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
+	if len(args) > 0 && args[0] == "check" {
+		return checkCmd(args[1:], stdout, stderr, getenv)
+	}
 	var o options
 	fs := flag.NewFlagSet("afford", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)

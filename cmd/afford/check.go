@@ -1,0 +1,137 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net/url"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/affordances-go/affordances/conformance"
+)
+
+const checkUsage = `afford check URL: test a server against the Affordances protocol.
+
+Pages are found from the site index and the nav of every graph. The default
+run changes nothing on the server; the flags below allow more.
+
+  --page PATH              also check this page (repeatable)
+  --token TOKEN            a bearer token ($AFFORD_TOKEN), for bearer and signed-in checks
+  --cookie 'NAME=VALUE'    a session cookie, for the Origin checks
+  --cookie-jar FILE        take the cookie from afford's jar file (after afford call … signIn)
+  --safe-action PATH#NAME  an action that may run, for the checks that need a success
+  --safe-input JSON        its input
+  --confirm-action PATH#NAME  a confirm action, to check that it does not run without confirm
+  --confirm-input JSON     its input
+  --burst                  allow the rate-limit check, which sends up to 300 refused calls
+  --json                   print the report as JSON
+
+It prints one row per check and the line "N passed, N failed, N skipped",
+and exits 1 when a must rule failed.
+`
+
+type repeated []string
+
+func (r *repeated) String() string     { return strings.Join(*r, ",") }
+func (r *repeated) Set(v string) error { *r = append(*r, v); return nil }
+
+// checkCmd runs afford check.
+func checkCmd(args []string, stdout, stderr io.Writer, getenv func(string) string) int {
+	fs := flag.NewFlagSet("check", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var pages repeated
+	fs.Var(&pages, "page", "")
+	token := fs.String("token", getenv("AFFORD_TOKEN"), "")
+	cookie := fs.String("cookie", "", "")
+	jarPath := fs.String("cookie-jar", "", "")
+	safe := fs.String("safe-action", "", "")
+	safeInput := fs.String("safe-input", "", "")
+	confirm := fs.String("confirm-action", "", "")
+	confirmInput := fs.String("confirm-input", "", "")
+	burst := fs.Bool("burst", false, "")
+	asJSON := fs.Bool("json", false, "")
+	help := fs.Bool("help", false, "")
+	pos, err := parseInterleaved(fs, args)
+	if *help {
+		fmt.Fprint(stdout, checkUsage)
+		return exitOK
+	}
+	if err != nil || len(pos) != 1 {
+		if err == nil {
+			err = fmt.Errorf("check takes one URL")
+		}
+		fmt.Fprintf(stderr, "afford check: %v\n\n%s", err, checkUsage)
+		return exitUsage
+	}
+	cfg := conformance.Config{BaseURL: pos[0], Pages: pages, Token: *token, Cookie: *cookie, Burst: *burst}
+	if *jarPath != "" && cfg.Cookie == "" {
+		jar, err := openJar(*jarPath)
+		if err != nil {
+			fmt.Fprintf(stderr, "afford check: %v\n", err)
+			return exitFailure
+		}
+		if u, err := url.Parse(pos[0]); err == nil {
+			var parts []string
+			for _, c := range jar.Cookies(u) {
+				parts = append(parts, c.Name+"="+c.Value)
+			}
+			cfg.Cookie = strings.Join(parts, "; ")
+		}
+	}
+	if cfg.Safe, err = actionFlag(*safe, *safeInput); err != nil {
+		fmt.Fprintf(stderr, "afford check: --safe-action: %v\n", err)
+		return exitUsage
+	}
+	if cfg.Confirm, err = actionFlag(*confirm, *confirmInput); err != nil {
+		fmt.Fprintf(stderr, "afford check: --confirm-action: %v\n", err)
+		return exitUsage
+	}
+	rep, err := conformance.Run(context.Background(), cfg)
+	if err != nil {
+		fmt.Fprintf(stderr, "afford check: %v\n", err)
+		return exitFailure
+	}
+	if *asJSON {
+		b, _ := json.MarshalIndent(rep, "", "  ")
+		fmt.Fprintf(stdout, "%s\n", b)
+	} else {
+		printReport(stdout, rep)
+	}
+	if rep.MustFailed() {
+		return exitFailure
+	}
+	return exitOK
+}
+
+// actionFlag reads PATH#NAME and an optional JSON input.
+func actionFlag(spec, input string) (*conformance.Action, error) {
+	if spec == "" {
+		return nil, nil
+	}
+	page, name, ok := strings.Cut(spec, "#")
+	if !ok || page == "" || name == "" {
+		return nil, fmt.Errorf("%q is not PATH#NAME", spec)
+	}
+	a := &conformance.Action{Page: page, Name: name}
+	if input != "" {
+		if !json.Valid([]byte(input)) {
+			return nil, fmt.Errorf("the input %q is not JSON", input)
+		}
+		a.Input = json.RawMessage(input)
+	}
+	return a, nil
+}
+
+func printReport(w io.Writer, rep *conformance.Report) {
+	fmt.Fprintf(w, "%s: %d pages checked\n\n", rep.BaseURL, len(rep.Pages))
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "RESULT\tLEVEL\tID\tRULE\tDETAIL")
+	for _, r := range rep.Results {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", strings.ToUpper(string(r.Status)), r.Level, r.ID, r.Rule, r.Detail)
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "\n%s\n", rep.Summary())
+}

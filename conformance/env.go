@@ -1,0 +1,243 @@
+package conformance
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/affordances-go/affordances/protocol"
+)
+
+// Env is what checks run against: the server, the pages found on it, and
+// helpers to send requests.
+type Env struct {
+	cfg   Config
+	base  *url.URL
+	http  *http.Client
+	index *protocol.SiteIndex
+	// indexResp is the raw answer for the site index.
+	indexResp *response
+	pages     []*page
+}
+
+// page is one page found with a graph.
+type page struct {
+	url   string
+	graph *protocol.Graph
+	resp  *response
+}
+
+// response is an HTTP answer, read whole.
+type response struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+func (r *response) mediaType() bool {
+	mt, _, _ := strings.Cut(r.header.Get("Content-Type"), ";")
+	return strings.EqualFold(strings.TrimSpace(mt), protocol.MediaType)
+}
+
+// delta decodes the answer as a delta.
+func (r *response) delta() (*protocol.Delta, error) {
+	if !r.mediaType() {
+		return nil, fmt.Errorf("Content-Type %q, not %s", r.header.Get("Content-Type"), protocol.MediaType)
+	}
+	var d protocol.Delta
+	if err := json.Unmarshal(r.body, &d); err != nil {
+		return nil, fmt.Errorf("the body is not a delta: %v", err)
+	}
+	return &d, nil
+}
+
+// failedWith reports whether the answer is a failed delta with the status
+// and code, and if not, what it was.
+func (r *response) failedWith(status int, code protocol.ErrorCode) (bool, string) {
+	d, err := r.delta()
+	if err != nil {
+		return false, fmt.Sprintf("status %d: %v", r.status, err)
+	}
+	got := "ok"
+	if d.Error != nil {
+		got = string(d.Error.Code)
+	}
+	if r.status != status || d.OK || d.Error == nil || d.Error.Code != code {
+		return false, fmt.Sprintf("got %d %s, want %d %s", r.status, got, status, code)
+	}
+	return true, fmt.Sprintf("%d %s", status, code)
+}
+
+func newEnv(ctx context.Context, cfg Config) (*Env, error) {
+	base, err := url.Parse(strings.TrimRight(cfg.BaseURL, "/") + "/")
+	if err != nil || base.Scheme == "" || base.Host == "" {
+		return nil, fmt.Errorf("conformance: %q is not an absolute http(s) URL", cfg.BaseURL)
+	}
+	if cfg.MaxPages <= 0 {
+		cfg.MaxPages = 25
+	}
+	if cfg.BurstLimit <= 0 {
+		cfg.BurstLimit = 300
+	}
+	hc := cfg.HTTPClient
+	if hc == nil {
+		hc = &http.Client{Timeout: 10 * time.Second,
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	}
+	e := &Env{cfg: cfg, base: base, http: hc}
+	e.loadIndex(ctx)
+	e.crawl(ctx)
+	return e, nil
+}
+
+// abs resolves a path or URL against the site.
+func (e *Env) abs(ref string) string {
+	u, err := url.Parse(ref)
+	if err != nil {
+		return ref
+	}
+	return e.base.ResolveReference(u).String()
+}
+
+// sameSite reports whether an absolute URL is on the checked site.
+func (e *Env) sameSite(u string) bool {
+	p, err := url.Parse(u)
+	return err == nil && p.Scheme == e.base.Scheme && p.Host == e.base.Host
+}
+
+// origin is the site's own origin.
+func (e *Env) origin() string { return e.base.Scheme + "://" + e.base.Host }
+
+// do sends a request. Headers are name, value pairs; an empty value
+// leaves the header out.
+func (e *Env) do(ctx context.Context, method, target string, body []byte, header ...string) (*response, error) {
+	var r io.Reader
+	if body != nil {
+		r = strings.NewReader(string(body))
+	}
+	req, err := http.NewRequestWithContext(ctx, method, target, r)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("User-Agent", "afford-check/0")
+	for i := 0; i+1 < len(header); i += 2 {
+		if header[i+1] != "" {
+			req.Header.Set(header[i], header[i+1])
+		}
+	}
+	res, err := e.http.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(res.Body, 16<<20))
+	if err != nil {
+		return nil, err
+	}
+	return &response{status: res.StatusCode, header: res.Header, body: b}, nil
+}
+
+// getGraph asks for a page's graph with the Accept header and, when the
+// checker has one, the token.
+func (e *Env) getGraph(ctx context.Context, target string) (*response, error) {
+	return e.do(ctx, http.MethodGet, target, nil, "Accept", protocol.MediaType, "Authorization", e.bearer())
+}
+
+func (e *Env) bearer() string {
+	if e.cfg.Token == "" {
+		return ""
+	}
+	return "Bearer " + e.cfg.Token
+}
+
+// post sends a call body with the Affordances Content-Type.
+func (e *Env) post(ctx context.Context, target string, body string, header ...string) (*response, error) {
+	h := append([]string{"Content-Type", protocol.MediaType, "Accept", protocol.MediaType}, header...)
+	return e.do(ctx, http.MethodPost, target, []byte(body), h...)
+}
+
+func (e *Env) loadIndex(ctx context.Context) {
+	res, err := e.do(ctx, http.MethodGet, e.abs(protocol.WellKnownPath), nil, "Authorization", e.bearer())
+	if err != nil {
+		return
+	}
+	e.indexResp = res
+	var idx protocol.SiteIndex
+	if res.status == http.StatusOK && json.Unmarshal(res.body, &idx) == nil {
+		e.index = &idx
+	}
+}
+
+// crawl finds pages with graphs: the site's root, the configured pages,
+// the index's routes without parameters, and the nav of every graph found,
+// breadth first, on this site only.
+func (e *Env) crawl(ctx context.Context) {
+	queue := []string{e.abs("/")}
+	for _, p := range e.cfg.Pages {
+		queue = append(queue, e.abs(p))
+	}
+	if e.index != nil {
+		for _, r := range e.index.Routes {
+			if !strings.Contains(r.Route, "[") {
+				queue = append(queue, e.abs(r.Route))
+			}
+		}
+	}
+	seen := map[string]bool{}
+	for len(queue) > 0 && len(e.pages) < e.cfg.MaxPages {
+		u := queue[0]
+		queue = queue[1:]
+		if seen[u] || !e.sameSite(u) {
+			continue
+		}
+		seen[u] = true
+		res, err := e.getGraph(ctx, u)
+		if err != nil || res.status != http.StatusOK || !res.mediaType() {
+			continue
+		}
+		var g protocol.Graph
+		if json.Unmarshal(res.body, &g) != nil {
+			continue
+		}
+		e.pages = append(e.pages, &page{url: u, graph: &g, resp: res})
+		for _, n := range g.Nav {
+			queue = append(queue, e.abs(n.To))
+		}
+	}
+}
+
+// findAction returns a page and an action on it that satisfy pred.
+func (e *Env) findAction(pred func(*protocol.ActionDescriptor) bool) (*page, *protocol.ActionDescriptor) {
+	for _, p := range e.pages {
+		for i := range p.graph.Actions {
+			if pred(&p.graph.Actions[i]) {
+				return p, &p.graph.Actions[i]
+			}
+		}
+	}
+	return nil, nil
+}
+
+// objectInput reports whether an input schema requires a JSON object, so
+// that an array input is sure to be invalid.
+func objectInput(a *protocol.ActionDescriptor) bool {
+	var s struct {
+		Type any `json:"type"`
+	}
+	if json.Unmarshal(a.Input, &s) != nil {
+		return false
+	}
+	return s.Type == "object"
+}
+
+// invalidCall is a call to the action whose input no object schema
+// accepts: a correct server never runs it.
+func invalidCall(name string) string {
+	b, _ := json.Marshal(map[string]any{"action": name, "input": []any{}})
+	return string(b)
+}
