@@ -15,21 +15,11 @@ const maxDepth = 64
 
 // serveAgentCall answers a POST of an Affordances call with a delta.
 func (s *Site) serveAgentCall(w http.ResponseWriter, hr *http.Request, p *Page) {
-	c, f := s.newCall(w, hr, p, transportAgent)
-	if f == nil {
-		f = c.decodeCall(w, hr)
-	}
-	var out *outcome
-	if f == nil {
-		out, f = c.pipeline()
-	}
+	c, out, f := s.execute(w, hr, p, transportAgent, func(c *call) *failure { return c.decodeCall(w, hr) })
 	if f != nil {
-		f.setRetryAfter(w.Header())
-		c.auditCall(f.status, string(f.err.Code))
 		writeDelta(w, hr, f.status, protocol.Delta{Error: &f.err})
 		return
 	}
-	c.r.flushHeader(w)
 	c.auditCall(http.StatusOK, "ok")
 	writeDelta(w, hr, http.StatusOK, out.delta)
 }

@@ -82,6 +82,29 @@ func (s *Site) newCall(w http.ResponseWriter, hr *http.Request, p *Page, transpo
 	return c, nil
 }
 
+// execute runs one call for a transport: authenticate, decode the body
+// with the transport's decoder, run the pipeline. A failure is audited
+// here, with Retry-After set when it applies; on success the headers the
+// action set are added to the response, and the transport audits the call
+// with the status it answers.
+func (s *Site) execute(w http.ResponseWriter, hr *http.Request, p *Page, transport string, decode func(*call) *failure) (*call, *outcome, *failure) {
+	c, f := s.newCall(w, hr, p, transport)
+	if f == nil {
+		f = decode(c)
+	}
+	var out *outcome
+	if f == nil {
+		out, f = c.pipeline()
+	}
+	if f != nil {
+		f.setRetryAfter(w.Header())
+		c.auditCall(f.status, string(f.err.Code))
+		return c, nil, f
+	}
+	c.r.flushHeader(w)
+	return c, out, nil
+}
+
 // outcome is what a successful call produced.
 type outcome struct {
 	delta    protocol.Delta

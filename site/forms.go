@@ -36,17 +36,8 @@ func isForm(r *http.Request) bool {
 // redirect or back to the page; a failure re-renders the page with the
 // error; a confirm action first shows the confirmation page.
 func (s *Site) serveFormCall(w http.ResponseWriter, hr *http.Request, p *Page) {
-	c, f := s.newCall(w, hr, p, transportForm)
-	if f == nil {
-		f = c.decodeForm(w, hr)
-	}
-	var out *outcome
-	if f == nil {
-		out, f = c.pipeline()
-	}
+	c, out, f := s.execute(w, hr, p, transportForm, func(c *call) *failure { return c.decodeForm(w, hr) })
 	if f != nil {
-		c.auditCall(f.status, string(f.err.Code))
-		f.setRetryAfter(w.Header())
 		if f.err.Code == protocol.CodeConfirmRequired {
 			s.renderConfirm(w, c, f)
 			return
@@ -54,7 +45,6 @@ func (s *Site) serveFormCall(w http.ResponseWriter, hr *http.Request, p *Page) {
 		s.renderFormFailure(w, c, f)
 		return
 	}
-	c.r.flushHeader(w)
 	c.auditCall(http.StatusSeeOther, "ok")
 	to := out.redirect
 	if !isLocalPath(to) {
