@@ -124,6 +124,16 @@ func (a *App) catalogPage() {
 	})
 }
 
+// ProductMD is the Markdown rendering of a product page.
+func ProductMD(prod *Product) string {
+	var md strings.Builder
+	fmt.Fprintf(&md, "# %s\n\n%s\n\n%s\n\n| SKU | colour | size | stock |\n|---|---|---|---|\n", prod.Name, prod.Price, prod.Description)
+	for _, v := range prod.Variants {
+		fmt.Fprintf(&md, "| %s | %s | %s | %d |\n", v.SKU, v.Colour, v.Size, v.Stock)
+	}
+	return md.String()
+}
+
 // AddToCart is the input of addToCart.
 type AddToCart struct {
 	SKU string `json:"sku" description:"the SKU of the colour and size to add, such as TEE-BLK-M" pattern:"^[A-Z0-9-]{3,40}$"`
@@ -160,12 +170,7 @@ func (a *App) productPage() {
 			if err := a.common(r, st.Entities); err != nil {
 				return nil, err
 			}
-			var md strings.Builder
-			fmt.Fprintf(&md, "# %s\n\n%s\n\n%s\n\n| SKU | colour | size | stock |\n|---|---|---|---|\n", prod.Name, prod.Price, prod.Description)
-			for _, v := range prod.Variants {
-				fmt.Fprintf(&md, "| %s | %s | %s | %d |\n", v.SKU, v.Colour, v.Size, v.Stock)
-			}
-			st.MD = md.String()
+			st.MD = ProductMD(prod)
 			return st, nil
 		},
 	})

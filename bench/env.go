@@ -1,0 +1,74 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+
+	"github.com/affordances-go/affordances/examples/shop/shop"
+)
+
+// Env is the demo store the measurements run against: its data, its
+// handler, and the demo account's token and id.
+type Env struct {
+	dir    string
+	db     *sql.DB
+	store  *shop.Store
+	app    *shop.App
+	token  string
+	userID int64
+}
+
+func startEnv(ctx context.Context) (*Env, error) {
+	dir, err := os.MkdirTemp("", "affordances-bench-")
+	if err != nil {
+		return nil, err
+	}
+	db, err := shop.Open(ctx, filepath.Join(dir, "shop.db"))
+	if err != nil {
+		return nil, err
+	}
+	store := shop.NewStore(db)
+	store.PasswordIterations = 1000 // sign-in is not what is measured
+	if err := store.Seed(ctx); err != nil {
+		return nil, err
+	}
+	uid, err := store.UserByEmail(ctx, shop.DemoEmail)
+	if err != nil {
+		return nil, err
+	}
+	tok, err := store.CreateToken(ctx, uid, "bench")
+	if err != nil {
+		return nil, err
+	}
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil)) // the audit log is formatted, then dropped
+	app := shop.New(store, shop.Options{Logger: quiet})
+	return &Env{dir: dir, db: db, store: store, app: app, token: tok, userID: uid}, nil
+}
+
+func (e *Env) close() {
+	e.db.Close()
+	os.RemoveAll(e.dir)
+}
+
+// serve runs a handler on a loopback port until the returned stop.
+func serve(h http.Handler) (url string, stop func(), err error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", nil, err
+	}
+	srv := &http.Server{Handler: h}
+	go srv.Serve(ln)
+	return "http://" + ln.Addr().String(), func() { srv.Close() }, nil
+}
+
+// resetCart empties the demo account's cart, so a measured call does the
+// same work every time.
+func (e *Env) resetCart(ctx context.Context) {
+	e.db.ExecContext(ctx, `DELETE FROM cart_items WHERE cart_id IN (SELECT id FROM carts WHERE user_id = ?)`, e.userID)
+}

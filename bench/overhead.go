@@ -1,0 +1,234 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/affordances-go/affordances/examples/shop/shop"
+	"github.com/affordances-go/affordances/protocol"
+)
+
+// overhead measures the library against hand-written net/http handlers
+// that do the same database work and write the same JSON, in process (no
+// network), so that the ratio is the library's cost alone.
+func overhead(ctx context.Context, e *Env, smoke bool) ([]Row, error) {
+	graphRow, err := graphOverhead(ctx, e, smoke)
+	if err != nil {
+		return nil, err
+	}
+	callRow, err := callOverhead(ctx, e, smoke)
+	if err != nil {
+		return nil, err
+	}
+	return []Row{graphRow, callRow}, nil
+}
+
+const productPath = "/products/heavyweight-tee"
+
+// serveOnce runs one request through h in process.
+func serveOnce(h http.Handler, method, target, body string, header ...string) *httptest.ResponseRecorder {
+	var r io.Reader
+	if body != "" {
+		r = strings.NewReader(body)
+	}
+	req := httptest.NewRequest(method, target, r)
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, req)
+	return w
+}
+
+// plainGraphHandler is what a Go developer would write by hand to serve
+// the product page's graph: the same reads, the same document.
+func plainGraphHandler(e *Env, descriptor protocol.ActionDescriptor) http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /products/{slug}", func(w http.ResponseWriter, r *http.Request) {
+		p, err := e.store.Product(r.Context(), r.PathValue("slug"))
+		if err != nil {
+			http.Error(w, "not found", http.StatusNotFound)
+			return
+		}
+		c, err := e.store.Cart(r.Context(), shop.CartOwner{})
+		if err != nil {
+			http.Error(w, "error", http.StatusInternalServerError)
+			return
+		}
+		d := descriptor
+		d.Available, d.Reason = p.InStock(), ""
+		if !d.Available {
+			d.Reason = "sold out in every size"
+		}
+		body, err := json.Marshal(protocol.Graph{V: protocol.Version, Page: r.URL.EscapedPath(), Route: "/products/[slug]",
+			Entities: map[string]any{"product": p, "cart": shop.CartSummary{Count: c.Count, Total: c.Total}, "account": shop.Account{}},
+			Actions:  []protocol.ActionDescriptor{d},
+			Nav:      []protocol.Nav{{To: "/", Label: "Catalog"}, {To: "/cart", Label: "Cart"}},
+			MD:       shop.ProductMD(p)})
+		if err != nil {
+			http.Error(w, "error", http.StatusInternalServerError)
+			return
+		}
+		h := w.Header()
+		h.Set("Content-Type", protocol.MediaType)
+		h.Set("Vary", "Accept")
+		h.Set("Cache-Control", "private, no-store")
+		h.Set("Content-Length", strconv.Itoa(len(body)))
+		w.Write(body)
+	})
+	return mux
+}
+
+func graphOverhead(ctx context.Context, e *Env, smoke bool) (Row, error) {
+	first := serveOnce(e.app, "GET", productPath, "", "Accept", protocol.MediaType)
+	var g protocol.Graph
+	if err := json.Unmarshal(first.Body.Bytes(), &g); err != nil || len(g.Actions) != 1 {
+		return Row{}, fmt.Errorf("the product graph: %v %s", err, first.Body)
+	}
+	plain := plainGraphHandler(e, g.Actions[0])
+	if got := serveOnce(plain, "GET", productPath, ""); got.Body.String() != first.Body.String() {
+		return Row{}, fmt.Errorf("the hand-written handler writes another document:\n%s\n%s", got.Body, first.Body)
+	}
+	get := func(h http.Handler, accept string) func() error {
+		return func() error {
+			if w := serveOnce(h, "GET", productPath, "", "Accept", accept); w.Code != 200 {
+				return fmt.Errorf("status %d", w.Code)
+			}
+			return nil
+		}
+	}
+	ours, base, err := compare(get(e.app, protocol.MediaType), get(plain, protocol.MediaType), 5, smoke)
+	if err != nil {
+		return Row{}, err
+	}
+	return Row{Name: "graph GET, product page (in process)",
+		Ours: fmt.Sprintf("%s, %.0f allocs", dur(ns(ours.nsPerOp)), ours.allocsPerOp), Baseline: fmt.Sprintf("%s, %.0f allocs", dur(ns(base.nsPerOp)), base.allocsPerOp),
+		Ratio: ratio(ours.nsPerOp, base.nsPerOp), Goal: "≤ 1.25×", Met: metOrSmoke(smoke, ours.nsPerOp <= 1.25*base.nsPerOp)}, nil
+}
+
+// plainCallHandler is a hand-written handler for addToCart: the same token
+// lookup, body decoding, validation with the same JSON Schema library and
+// schema, the same store call, and a reply with the same fields.
+func plainCallHandler(e *Env, inputSchema json.RawMessage) (http.Handler, error) {
+	c := jsonschema.NewCompiler()
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(inputSchema))
+	if err != nil {
+		return nil, err
+	}
+	if err := c.AddResource("mem:///in.json", doc); err != nil {
+		return nil, err
+	}
+	sch, err := c.Compile("mem:///in.json")
+	if err != nil {
+		return nil, err
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /products/{slug}", func(w http.ResponseWriter, r *http.Request) {
+		ctx := r.Context()
+		tok, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		user, _, err := e.store.TokenUser(ctx, tok)
+		if err != nil {
+			http.Error(w, "unauthorized", http.StatusUnauthorized)
+			return
+		}
+		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, 1<<20))
+		if err != nil {
+			http.Error(w, "too large", http.StatusRequestEntityTooLarge)
+			return
+		}
+		var call struct {
+			Action string          `json:"action"`
+			Input  json.RawMessage `json:"input"`
+		}
+		if json.Unmarshal(body, &call) != nil || call.Action != "addToCart" {
+			http.Error(w, "bad call", http.StatusBadRequest)
+			return
+		}
+		v, err := jsonschema.UnmarshalJSON(bytes.NewReader(call.Input))
+		if err != nil || sch.Validate(v) != nil {
+			http.Error(w, "invalid input", http.StatusBadRequest)
+			return
+		}
+		var in shop.AddToCart
+		if json.Unmarshal(call.Input, &in) != nil {
+			http.Error(w, "invalid input", http.StatusBadRequest)
+			return
+		}
+		owner := shop.CartOwner{UserID: user.ID}
+		line, err := e.store.AddToCart(ctx, owner, in.SKU, max(in.Qty, 1))
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusConflict)
+			return
+		}
+		cart, err := e.store.Cart(ctx, owner)
+		if err != nil {
+			http.Error(w, "error", http.StatusInternalServerError)
+			return
+		}
+		resp, _ := json.Marshal(protocol.Delta{OK: true,
+			Changed: map[string]any{"cart": shop.CartSummary{Count: cart.Count, Total: cart.Total}}, Output: line,
+			Message: fmt.Sprintf("Added %d × %s (%s, %s) to your cart.", max(in.Qty, 1), line.Product, line.Colour, line.Size)})
+		h := w.Header()
+		h.Set("Content-Type", protocol.MediaType)
+		h.Set("Cache-Control", "private, no-store")
+		h.Set("Content-Length", strconv.Itoa(len(resp)))
+		w.Write(resp)
+	})
+	return mux, nil
+}
+
+func callOverhead(ctx context.Context, e *Env, smoke bool) (Row, error) {
+	g := serveOnce(e.app, "GET", productPath, "", "Accept", protocol.MediaType)
+	var graph protocol.Graph
+	json.Unmarshal(g.Body.Bytes(), &graph)
+	plain, err := plainCallHandler(e, graph.Actions[0].Input)
+	if err != nil {
+		return Row{}, err
+	}
+	body := `{"action":"addToCart","input":{"sku":"TEE-WHI-M","qty":1}}`
+	auth := "Bearer " + e.token
+	e.resetCart(ctx)
+	want := serveOnce(e.app, "POST", productPath, body, "Content-Type", protocol.MediaType, "Authorization", auth)
+	e.resetCart(ctx)
+	got := serveOnce(plain, "POST", productPath, body, "Content-Type", protocol.MediaType, "Authorization", auth)
+	if got.Body.String() != want.Body.String() {
+		return Row{}, fmt.Errorf("the hand-written handler answers another delta:\n%s\n%s", got.Body, want.Body)
+	}
+	post := func(h http.Handler) func() error {
+		n := 0
+		return func() error {
+			if n++; n%8 == 0 {
+				e.resetCart(ctx) // at most 10 of one SKU per cart: the same work every time
+			}
+			if w := serveOnce(h, "POST", productPath, body, "Content-Type", protocol.MediaType, "Authorization", auth); w.Code != 200 {
+				return fmt.Errorf("status %d: %s", w.Code, w.Body)
+			}
+			return nil
+		}
+	}
+	e.resetCart(ctx)
+	ours, base, err := compare(post(e.app), post(plain), 5, smoke)
+	e.resetCart(ctx)
+	if err != nil {
+		return Row{}, err
+	}
+	return Row{Name: "call addToCart, bearer (in process)",
+		Ours: fmt.Sprintf("%s, %.0f allocs", dur(ns(ours.nsPerOp)), ours.allocsPerOp), Baseline: fmt.Sprintf("%s, %.0f allocs", dur(ns(base.nsPerOp)), base.allocsPerOp),
+		Ratio: ratio(ours.nsPerOp, base.nsPerOp), Goal: "≤ 1.5×", Met: metOrSmoke(smoke, ours.nsPerOp <= 1.5*base.nsPerOp)}, nil
+}
+
+func metOrSmoke(smoke, ok bool) string {
+	if smoke {
+		return "(smoke)"
+	}
+	return met(ok)
+}
