@@ -99,6 +99,4 @@ func dur(d time.Duration) string {
 	return fmt.Sprintf("%.2fms", float64(d.Nanoseconds())/1e6)
 }
 
-
-
 func ns(f float64) time.Duration { return time.Duration(f) }

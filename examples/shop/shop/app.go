@@ -13,6 +13,7 @@ import (
 
 	"github.com/affordances-go/affordances/protocol"
 	"github.com/affordances-go/affordances/site"
+	"github.com/affordances-go/affordances/site/ratelimit"
 )
 
 //go:embed templates/*.html
@@ -35,19 +36,23 @@ type Options struct {
 	// Origins overrides the origins cookie calls may come from (default:
 	// the request's own).
 	Origins []string
+	// DefaultLimit overrides the site's default rate limit per caller and
+	// action (benchmarks raise it).
+	DefaultLimit ratelimit.Limit
 }
 
 // New builds the shop over a store.
 func New(store *Store, opts Options) *App {
 	a := &App{store: store}
 	a.site = site.New(site.Options{
-		Name:        "Heavyweight Supply",
-		Auth:        site.AuthFunc(a.authenticate),
-		AuthModes:   []protocol.AuthMode{protocol.AuthCookie, protocol.AuthBearer},
-		Logger:      opts.Logger,
-		Origins:     opts.Origins,
-		NotFound:    http.HandlerFunc(a.notFound),
-		ConfirmView: template.Must(template.New("confirm.html").ParseFS(templateFS, "templates/confirm.html")),
+		Name:         "Heavyweight Supply",
+		Auth:         site.AuthFunc(a.authenticate),
+		AuthModes:    []protocol.AuthMode{protocol.AuthCookie, protocol.AuthBearer},
+		Logger:       opts.Logger,
+		Origins:      opts.Origins,
+		DefaultLimit: opts.DefaultLimit,
+		NotFound:     http.HandlerFunc(a.notFound),
+		ConfirmView:  template.Must(template.New("confirm.html").ParseFS(templateFS, "templates/confirm.html")),
 	})
 	a.register()
 	assets := http.NewServeMux()
