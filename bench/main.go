@@ -15,6 +15,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"runtime/pprof"
 
 	"text/tabwriter"
 	"time"
@@ -34,7 +35,17 @@ type Row struct {
 func main() {
 	smoke := flag.Bool("smoke", false, "run every measurement once on tiny counts; assert nothing")
 	only := flag.String("only", "", "run one group: overhead, throughput, mcp, tokens")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the run to this file")
 	flag.Parse()
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		pprof.StartCPUProfile(f)
+		defer pprof.StopCPUProfile()
+	}
 
 	ctx := context.Background()
 	env, err := startEnv(ctx)
@@ -75,6 +86,7 @@ func main() {
 	}
 	tw.Flush()
 	if failed {
+		pprof.StopCPUProfile()
 		os.Exit(1)
 	}
 }

@@ -3,12 +3,17 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
+	"log/slog"
 	"net/http"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/affordances-go/affordances/client"
 	"github.com/affordances-go/affordances/examples/shop/shop"
+	"github.com/affordances-go/affordances/protocol"
+	"github.com/affordances-go/affordances/site"
+	"github.com/affordances-go/affordances/site/ratelimit"
 )
 
 // mcpServer exposes addToCart as an MCP tool with the official Go SDK. The
@@ -117,7 +122,61 @@ func mcpCompare(ctx context.Context, e *Env, smoke bool) ([]Row, error) {
 		rows = append(rows, mcpRow("addToCart, new connection vs new MCP "+mode.name+" session", o, b, smoke))
 	}
 	e.resetCart(ctx)
-	return rows, nil
+	echo, err := echoCompare(ctx, smoke)
+	if err != nil {
+		return nil, err
+	}
+	return append(rows, echo...), nil
+}
+
+// Echo is the input and output of the echo action and tool.
+type Echo struct {
+	Text string `json:"text" maxLength:"100"`
+}
+
+// echoCompare isolates what the two protocols cost: an action and a tool
+// that do no work at all.
+func echoCompare(ctx context.Context, smoke bool) ([]Row, error) {
+	s := site.New(site.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		DefaultLimit: ratelimit.PerMinute(1<<40, 1<<30)})
+	p := s.Page("/echo", site.PageOptions{Description: "Echo"})
+	site.Handle(p, site.Action{Name: "echo", Description: "Echo the text", Expose: protocol.ExposePublic, ReadOnly: true},
+		func(r *site.Request, in Echo) (site.Result[Echo], error) { return site.Result[Echo]{Output: in}, nil })
+	ours, stop, err := serve(s)
+	if err != nil {
+		return nil, err
+	}
+	defer stop()
+	server := mcp.NewServer(&mcp.Implementation{Name: "echo", Version: "0"}, nil)
+	mcp.AddTool(server, &mcp.Tool{Name: "echo", Description: "Echo the text"},
+		func(ctx context.Context, req *mcp.CallToolRequest, in Echo) (*mcp.CallToolResult, Echo, error) {
+			return nil, in, nil
+		})
+	endpoint, stopMCP, err := serve(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
+	if err != nil {
+		return nil, err
+	}
+	defer stopMCP()
+
+	input := map[string]any{"text": "hello"}
+	c := client.New(client.Options{})
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "0"}, nil).
+		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: &http.Client{Transport: &http.Transport{}}}, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer cs.Close()
+	o, b, err := compare(func() error {
+		_, err := c.Call(ctx, ours+"/echo", "echo", input)
+		return err
+	}, func() error {
+		_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: input})
+		return err
+	}, 3, smoke)
+	if err != nil {
+		return nil, err
+	}
+	return []Row{mcpRow("echo (no work) on a kept connection vs MCP stateful session", o, b, smoke)}, nil
 }
 
 func mcpRow(name string, ours, base result, smoke bool) Row {

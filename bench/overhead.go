@@ -75,7 +75,7 @@ func plainGraphHandler(e *Env, descriptor protocol.ActionDescriptor) http.Handle
 		body, err := json.Marshal(protocol.Graph{V: protocol.Version, Page: r.URL.EscapedPath(), Route: "/products/[slug]",
 			Entities: map[string]any{"product": p, "cart": shop.CartSummary{Count: c.Count, Total: c.Total}, "account": shop.Account{}},
 			Actions:  []protocol.ActionDescriptor{d},
-			Nav:      []protocol.Nav{{To: "/", Label: "Catalog"}, {To: "/cart", Label: "Cart"}},
+			Nav:      []protocol.Nav{{To: "/", Label: "Catalog"}, {To: "/cart", Label: "Cart"}, {To: "/checkout", Label: "Checkout", When: "the cart is not empty"}},
 			MD:       shop.ProductMD(p)})
 		if err != nil {
 			http.Error(w, "error", http.StatusInternalServerError)

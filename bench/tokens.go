@@ -1,10 +1,186 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"github.com/affordances-go/affordances/protocol"
 )
 
+// tokensDir holds the Node side: the o200k tokenizer and Playwright MCP.
+func tokensDir() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "tokens")
+}
+
+// playwrightRun is what playwright.mjs reports.
+type playwrightRun struct {
+	Tools string            `json:"tools"`
+	Pages map[string]string `json:"pages"`
+	Task  []struct {
+		Tool string `json:"tool"`
+		Text string `json:"text"`
+	} `json:"task"`
+}
+
+// tokens counts what an agent reads: graphs against HTML and against the
+// snapshots Playwright MCP gives (its tool list included), and the whole
+// purchase of one black M heavyweight tee both ways.
 func tokens(ctx context.Context, e *Env, smoke bool) ([]Row, error) {
-	return nil, errors.New("not yet")
+	dir := tokensDir()
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@playwright", "mcp")); err != nil {
+		return nil, fmt.Errorf("the Node packages are missing: run npm ci --prefix bench/tokens")
+	}
+	base, stop, err := serve(e.app)
+	if err != nil {
+		return nil, err
+	}
+	defer stop()
+
+	texts := map[string]string{}
+	pages := map[string]string{"catalog": "/", "product": productPath, "cart": "/cart"}
+	for name, p := range pages {
+		g, err := fetch(ctx, base+p, "GET", "", "Accept", protocol.MediaType)
+		if err != nil {
+			return nil, err
+		}
+		h, err := fetch(ctx, base+p, "GET", "", "Accept", "text/html")
+		if err != nil {
+			return nil, err
+		}
+		texts["graph:"+name], texts["html:"+name] = g, h
+	}
+	var graph map[string]json.RawMessage
+	json.Unmarshal([]byte(texts["graph:product"]), &graph)
+	for _, part := range []string{"entities", "actions", "nav", "md"} {
+		texts["part:"+part] = string(graph[part])
+	}
+
+	// The purchase with afford's requests: the product's graph (for the
+	// SKU and the way to checkout), addToCart, placeOrder (confirm_required
+	// with the summary to show the person), placeOrder confirmed.
+	e.resetCart(ctx)
+	auth := []string{"Authorization", "Bearer " + e.token, "Content-Type", protocol.MediaType, "Accept", protocol.MediaType}
+	steps := []struct{ method, path, body string }{
+		{"GET", productPath, ""},
+		{"POST", productPath, `{"action":"addToCart","input":{"sku":"TEE-BLK-M"}}`},
+		{"POST", "/checkout", `{"action":"placeOrder"}`},
+		{"POST", "/checkout", `{"action":"placeOrder","confirm":true}`},
+	}
+	var read strings.Builder
+	for _, s := range steps {
+		body, err := fetch(ctx, base+s.path, s.method, s.body, auth...)
+		if err != nil {
+			return nil, err
+		}
+		read.WriteString(body + "\n")
+	}
+	if !strings.Contains(read.String(), `"redirect":"/orders/`) {
+		return nil, fmt.Errorf("the purchase with afford did not end in an order:\n%s", read.String())
+	}
+	texts["task:afford"] = read.String()
+	index, err := fetch(ctx, base+protocol.WellKnownPath, "GET", "")
+	if err != nil {
+		return nil, err
+	}
+	texts["index"] = index
+
+	// The same with Playwright MCP.
+	cmd := exec.CommandContext(ctx, "node", filepath.Join(dir, "playwright.mjs"), base)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("playwright.mjs: %v\n%s", err, stderr.String())
+	}
+	var pw playwrightRun
+	if err := json.Unmarshal(out, &pw); err != nil {
+		return nil, fmt.Errorf("playwright.mjs: %v", err)
+	}
+	texts["tools"] = pw.Tools
+	for name, t := range pw.Pages {
+		texts["snapshot:"+name] = t
+	}
+	var task strings.Builder
+	for _, t := range pw.Task {
+		task.WriteString(t.Text + "\n")
+	}
+	texts["task:playwright"] = task.String()
+
+	n, err := countTokens(ctx, dir, texts)
+	if err != nil {
+		return nil, err
+	}
+	var rows []Row
+	for _, name := range []string{"catalog", "product", "cart"} {
+		g, h, s := n["graph:"+name], n["html:"+name], n["snapshot:"+name]
+		r := Row{Name: fmt.Sprintf("tokens, %s page: graph vs snapshot + tool list (HTML %d)", name, h),
+			Ours: fmt.Sprintf("%d", g), Baseline: fmt.Sprintf("%d + %d", s, n["tools"]),
+			Ratio: fmt.Sprintf("%.2f", float64(g)/float64(s+n["tools"]))}
+		if name == "product" {
+			r.Goal = "≤ 1,000 and ≤ 0.10"
+			r.Met = met(g <= 1000 && float64(g) <= 0.1*float64(s+n["tools"]))
+			r.Note = fmt.Sprintf("graph parts: entities %d, actions %d, md %d, nav %d; snapshot alone: %.2f",
+				n["part:entities"], n["part:actions"], n["part:md"], n["part:nav"], float64(g)/float64(s))
+		}
+		rows = append(rows, r)
+	}
+	ta, tp := n["task:afford"], n["task:playwright"]+n["tools"]
+	rows = append(rows, Row{Name: "task: buy one black M heavyweight tee",
+		Ours:     fmt.Sprintf("%d tokens, %d requests", ta, len(steps)),
+		Baseline: fmt.Sprintf("%d tokens (tool list %d), %d tool calls", tp, n["tools"], len(pw.Task)),
+		Ratio:    fmt.Sprintf("%.3f", float64(ta)/float64(tp)),
+		Goal:     "≤ 4 requests, ≤ 0.10",
+		Met:      met(len(steps) <= 4 && float64(ta) <= 0.1*float64(tp)),
+		Note:     fmt.Sprintf("reading the site index first as well: +%d tokens, +1 request", n["index"])})
+	_ = smoke // the token counts do not depend on repetition: smoke runs them whole
+	return rows, nil
+}
+
+func fetch(ctx context.Context, target, method, body string, header ...string) (string, error) {
+	var r io.Reader
+	if body != "" {
+		r = strings.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, target, r)
+	if err != nil {
+		return "", err
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return "", err
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	return string(b), err
+}
+
+// countTokens counts each text with the o200k tokenizer (count.mjs).
+func countTokens(ctx context.Context, dir string, texts map[string]string) (map[string]int, error) {
+	in, _ := json.Marshal(texts)
+	cmd := exec.CommandContext(ctx, "node", filepath.Join(dir, "count.mjs"))
+	cmd.Stdin = bytes.NewReader(in)
+	out, err := cmd.Output()
+	if err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return nil, fmt.Errorf("count.mjs: %s", ee.Stderr)
+		}
+		return nil, err
+	}
+	var n map[string]int
+	return n, json.Unmarshal(out, &n)
 }

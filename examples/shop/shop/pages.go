@@ -124,14 +124,24 @@ func (a *App) catalogPage() {
 	})
 }
 
-// ProductMD is the Markdown rendering of a product page.
+// ProductMD is the short Markdown rendering of a product page: what it
+// is, its price, and which sizes can be bought. The stock of each size is
+// in the product entity.
 func ProductMD(prod *Product) string {
-	var md strings.Builder
-	fmt.Fprintf(&md, "# %s\n\n%s\n\n%s\n\n| SKU | colour | size | stock |\n|---|---|---|---|\n", prod.Name, prod.Price, prod.Description)
+	var in, out []string
 	for _, v := range prod.Variants {
-		fmt.Fprintf(&md, "| %s | %s | %s | %d |\n", v.SKU, v.Colour, v.Size, v.Stock)
+		if v.Stock > 0 {
+			in = append(in, v.Colour+" "+v.Size)
+		} else {
+			out = append(out, v.Colour+" "+v.Size)
+		}
 	}
-	return md.String()
+	var md strings.Builder
+	fmt.Fprintf(&md, "# %s\n\n%s. %s\n\nIn stock: %s.", prod.Name, prod.Price, prod.Description, strings.Join(in, ", "))
+	if len(out) > 0 {
+		fmt.Fprintf(&md, " Sold out: %s.", strings.Join(out, ", "))
+	}
+	return md.String() + "\n"
 }
 
 // AddToCart is the input of addToCart.
@@ -166,7 +176,7 @@ func (a *App) productPage() {
 				return nil, err
 			}
 			st := &site.State{Entities: map[string]any{"product": prod},
-				Nav: []protocol.Nav{{To: "/", Label: "Catalog"}, {To: "/cart", Label: "Cart"}}}
+				Nav: []protocol.Nav{{To: "/", Label: "Catalog"}, {To: "/cart", Label: "Cart"}, {To: "/checkout", Label: "Checkout", When: "the cart is not empty"}}}
 			if err := a.common(r, st.Entities); err != nil {
 				return nil, err
 			}
