@@ -101,11 +101,11 @@ export interface Delta {
   /** Message is a short sentence an agent can repeat to its user. */
   message?: string;
   /** Error says why the call failed, when OK is false. */
-  error?: Error;
+  error?: DeltaError;
 }
 
 /** Error is the error object of a failed Delta. */
-export interface Error {
+export interface DeltaError {
   /** Code is the machine-readable reason. */
   code: ErrorCode;
   /** Message explains the failure to a reader. For internal errors it is generic and reveals nothing of the server. */

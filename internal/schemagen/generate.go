@@ -164,9 +164,20 @@ func strs[T ~string](vs []T) []string {
 	return out
 }
 
+// tsNames renames the Go types whose names would shadow a TypeScript
+// global.
+var tsNames = map[string]string{"Error": "DeltaError"}
+
+func tsName(goName string) string {
+	if n, ok := tsNames[goName]; ok {
+		return n
+	}
+	return goName
+}
+
 func tsInterface(b *bytes.Buffer, d docs, t reflect.Type) error {
 	writeDoc(b, "", d[t.Name()])
-	fmt.Fprintf(b, "export interface %s", t.Name())
+	fmt.Fprintf(b, "export interface %s", tsName(t.Name()))
 	// An embedded struct becomes "extends"; its fields are not repeated.
 	var own []reflect.StructField
 	for i := 0; i < t.NumField(); i++ {
@@ -218,7 +229,7 @@ func tsType(field string, t reflect.Type) string {
 		return "JSONSchema"
 	}
 	if t.PkgPath() == reflect.TypeFor[protocol.Graph]().PkgPath() && t.Name() != "" {
-		return t.Name()
+		return tsName(t.Name())
 	}
 	switch t.Kind() {
 	case reflect.String:
