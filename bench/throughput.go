@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -18,7 +19,7 @@ import (
 func throughput(ctx context.Context, e *Env, smoke bool) ([]Row, error) {
 	first := serveOnce(e.app, "GET", productPath, "", "Accept", protocol.MediaType)
 	var desc protocol.Graph
-	if err := jsonUnmarshal(first.Body.Bytes(), &desc); err != nil {
+	if err := json.Unmarshal(first.Body.Bytes(), &desc); err != nil {
 		return nil, err
 	}
 	oursURL, stopOurs, err := serve(e.app)

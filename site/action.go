@@ -101,7 +101,6 @@ type action struct {
 	summary   protocol.ActionSummary
 	input     *schema.Schema     // the input schema, for converting form values
 	validator *jsonschema.Schema // compiled input schema
-	inType    reflect.Type
 	hasOutput bool
 	cases     *caseTree // Go field names of the input, for case-sensitive decoding
 	decode    func(raw []byte) (any, error)
@@ -163,7 +162,7 @@ func newAction(p *Page, a Action, in, out reflect.Type) (*action, error) {
 			return nil, err
 		}
 	}
-	act := &action{meta: a, page: p, inType: in, cases: newCaseTree(in)}
+	act := &action{meta: a, page: p, cases: newCaseTree(in)}
 	act.summary = protocol.ActionSummary{
 		Name: a.Name, Description: a.Description, Expose: a.Expose,
 		Guard: a.Guard.Text, Effects: a.Effects, ReadOnly: a.ReadOnly,

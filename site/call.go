@@ -56,7 +56,11 @@ func fail(status int, code protocol.ErrorCode, msg string, issues ...protocol.Is
 	return &failure{status: status, err: protocol.Error{Code: code, Message: msg, Issues: issues}}
 }
 
-var errInternal = fail(http.StatusInternalServerError, protocol.CodeInternal, "the server could not complete the request")
+// errInternal is the failure of anything unexpected: generic, with the
+// details in the log.
+func errInternal() *failure {
+	return fail(http.StatusInternalServerError, protocol.CodeInternal, "the server could not complete the request")
+}
 
 // newCall authenticates the request and starts a call. A rejected bearer
 // token is kept for the authorization step, so that the order of the
@@ -77,7 +81,7 @@ func (s *Site) newCall(w http.ResponseWriter, hr *http.Request, p *Page, transpo
 		s.log.ErrorContext(hr.Context(), "affordances: authenticator failed", "path", hr.URL.Path, "err", err)
 		c.r = &Request{Request: hr, Caller: Caller{Mode: AuthAnonymous}}
 		c.caller = c.r.Caller
-		return c, errInternal
+		return c, errInternal()
 	}
 	return c, nil
 }
@@ -258,7 +262,7 @@ func (c *call) load() (*State, *failure) {
 	}
 	if err != nil {
 		c.site.log.ErrorContext(c.r.Context(), "affordances: page loader failed", "route", c.page.route, "path", c.r.URL.Path, "err", err)
-		return nil, errInternal
+		return nil, errInternal()
 	}
 	return st, nil
 }
@@ -299,7 +303,7 @@ func (c *call) run() (*outcome, *failure) {
 		}
 		c.site.log.ErrorContext(c.r.Context(), "affordances: action failed", "route", c.page.route,
 			"action", c.act.meta.Name, "err", err)
-		return nil, errInternal
+		return nil, errInternal()
 	}
 	d := protocol.Delta{OK: true, Message: msg, Redirect: redirect}
 	if c.act.hasOutput {

@@ -1,5 +1,0 @@
-package main
-
-import "encoding/json"
-
-func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
