@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/term"
+
 	"github.com/affordances-go/affordances/client"
 	"github.com/affordances-go/affordances/protocol"
 )
@@ -211,13 +213,11 @@ func (c *command) approve(ctx context.Context, a client.Approval) (bool, error) 
 	return answer == "y" || answer == "yes", nil
 }
 
+// isTerminal reports whether r is a terminal a person can answer on (not
+// a pipe, a file, or /dev/null).
 func isTerminal(r io.Reader) bool {
 	f, ok := r.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+	return ok && term.IsTerminal(int(f.Fd()))
 }
 
 // parseInterleaved parses flags that may come before, between or after the
