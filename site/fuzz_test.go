@@ -5,6 +5,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/affordances-go/affordances/protocol"
 )
@@ -28,6 +29,7 @@ func FuzzCallDecoder(f *testing.F) {
 	}
 	sh := newShop(f)
 	f.Fuzz(func(t *testing.T, body []byte) {
+		sh.clock.add(time.Minute) // keep the rate limit from answering every input
 		w := call(sh.site, "/p/tee", string(body), "Authorization", "Bearer good")
 		if !agentStatuses[w.Code] {
 			t.Fatalf("status %d for %q: %s", w.Code, body, w.Body)
@@ -55,6 +57,7 @@ func FuzzFormDecoder(f *testing.F) {
 	}
 	sh := newShop(f)
 	f.Fuzz(func(t *testing.T, body string) {
+		sh.clock.add(time.Minute)
 		r := httptest.NewRequest("POST", host+"/p/tee", strings.NewReader(body))
 		r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 		r.Header.Set("Authorization", "Bearer good")
