@@ -1,0 +1,49 @@
+package client_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+
+	"github.com/affordances-go/affordances/client"
+	"github.com/affordances-go/affordances/protocol"
+	"github.com/affordances-go/affordances/site"
+)
+
+// A site with one confirm action, to call from the examples.
+func exampleSite() *httptest.Server {
+	s := site.New(site.Options{Auth: site.AuthFunc(func(r *http.Request) (site.Caller, error) {
+		return site.Caller{ID: "demo", Mode: site.AuthBearer, SignedIn: true}, nil
+	})})
+	p := s.Page("/checkout", site.PageOptions{})
+	site.Handle(p, site.Action{Name: "placeOrder", Description: "Order the cart", Expose: protocol.ExposeConfirm},
+		func(r *site.Request, in struct{}) (site.Result[site.NoOutput], error) {
+			return site.Result[site.NoOutput]{Message: "Order 7 placed.", Redirect: "/orders/7"}, nil
+		})
+	return httptest.NewServer(s)
+}
+
+// A confirm action goes to the Approver with the server's summary; the
+// call is repeated with confirm: true only when the person says yes.
+func ExampleClient_Call() {
+	srv := exampleSite()
+	defer srv.Close()
+
+	c := client.New(client.Options{
+		Token: "demo-token",
+		Approver: func(ctx context.Context, a client.Approval) (bool, error) {
+			fmt.Println("asked:", a.Summary)
+			return true, nil
+		},
+	})
+	res, err := c.Call(context.Background(), srv.URL+"/checkout", "placeOrder", nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(res.Confirmed, res.Delta.Message, res.Delta.Redirect)
+	// Output:
+	// asked: Confirm: Order the cart
+	// true Order 7 placed. /orders/7
+}
