@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/affordances-go/affordances/protocol"
 	"github.com/affordances-go/affordances/site"
@@ -89,6 +90,14 @@ var funcs = template.FuncMap{
 var notFoundView = page("notfound.html")
 
 func (a *App) notFound(w http.ResponseWriter, r *http.Request) {
+	// An order exists only for its owner: a person who is not signed in
+	// is sent to sign in rather than told there is nothing here.
+	if strings.HasPrefix(r.URL.Path, "/orders/") {
+		if c, err := a.authenticate(r); err == nil && !c.SignedIn {
+			http.Redirect(w, r, "/login", http.StatusSeeOther)
+			return
+		}
+	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(http.StatusNotFound)
 	notFoundView.Execute(w, map[string]any{"Entities": map[string]any{}})

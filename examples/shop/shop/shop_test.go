@@ -316,6 +316,10 @@ func TestCancelOrder_PutsStockBackUntilShipped(t *testing.T) {
 	if res, _ := other.do("GET", d.Redirect, nil, "Accept", protocol.MediaType); res.StatusCode != 404 {
 		t.Errorf("guest reading an order: %d", res.StatusCode)
 	}
+	// A person who is not signed in is sent to sign in.
+	if res, _ := other.do("GET", d.Redirect, nil); res.StatusCode != 303 || res.Header.Get("Location") != "/login" {
+		t.Errorf("guest opening an order in a browser: %d %v", res.StatusCode, res.Header)
+	}
 }
 
 // TestConcurrentBuyers_NeverOversellAndNeverLoseAnOrder has 32 shoppers
