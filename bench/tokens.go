@@ -36,7 +36,9 @@ type playwrightRun struct {
 // tokens counts what an agent reads: graphs against HTML and against the
 // snapshots Playwright MCP gives (its tool list included), and the whole
 // purchase of one black M heavyweight tee both ways.
-func tokens(ctx context.Context, e *Env, smoke bool) ([]Row, error) {
+// The counts do not depend on repetition, so a smoke run measures them
+// whole.
+func tokens(ctx context.Context, e *Env, _ bool) ([]Row, error) {
 	dir := tokensDir()
 	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@playwright", "mcp")); err != nil {
 		return nil, fmt.Errorf("the Node packages are missing: run npm ci --prefix bench/tokens")
@@ -143,7 +145,6 @@ func tokens(ctx context.Context, e *Env, smoke bool) ([]Row, error) {
 		Goal:     "≤ 4 requests, ≤ 0.10",
 		Met:      met(len(steps) <= 4 && float64(ta) <= 0.1*float64(tp)),
 		Note:     fmt.Sprintf("reading the site index first as well: +%d tokens, +1 request", n["index"])})
-	_ = smoke // the token counts do not depend on repetition: smoke runs them whole
 	return rows, nil
 }
 

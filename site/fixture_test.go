@@ -60,7 +60,6 @@ type fixture struct {
 	mu        sync.Mutex
 	lastQuery string // the raw query the product loader saw
 	stock     int
-	bigPage   bool
 }
 
 func newFixture(t testing.TB) *fixture {
@@ -70,7 +69,7 @@ func newFixture(t testing.TB) *fixture {
 		AuthModes: []protocol.AuthMode{protocol.AuthCookie, protocol.AuthBearer}, Logger: logger})
 	f.site = s
 
-	home := s.Page("/", site.PageOptions{
+	s.Page("/", site.PageOptions{
 		Description: "The home page",
 		Load: func(r *site.Request) (*site.State, error) {
 			return &site.State{Entities: map[string]any{"greeting": "hello"},
@@ -78,7 +77,6 @@ func newFixture(t testing.TB) *fixture {
 		},
 		View: template.Must(template.New("home").Funcs(site.Funcs()).Parse(`<html><head>{{affordancesLink}}</head><body>{{.Entities.greeting}}</body></html>`)),
 	})
-	_ = home
 
 	p := s.Page("/products/{slug}", site.PageOptions{
 		Description: "One product with its price and stock",

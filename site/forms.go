@@ -1,6 +1,7 @@
 package site
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -234,7 +235,7 @@ func (s *Site) renderConfirm(w http.ResponseWriter, c *call, f *failure) {
 			d.Fields = append(d.Fields, FormField{p.Name, v})
 		}
 	}
-	var buf strings.Builder
+	var buf bytes.Buffer
 	if err := s.confirmView.Execute(&buf, d); err != nil {
 		s.log.ErrorContext(c.r.Context(), "affordances: rendering confirmation", "route", c.page.route, "err", err)
 		http.Error(w, "Internal Server Error", http.StatusInternalServerError)
@@ -244,7 +245,7 @@ func (s *Site) renderConfirm(w http.ResponseWriter, c *call, f *failure) {
 	h.Set("Content-Type", "text/html; charset=utf-8")
 	h.Set("Cache-Control", "no-store")
 	w.WriteHeader(f.status)
-	w.Write([]byte(buf.String()))
+	w.Write(buf.Bytes())
 }
 
 var defaultConfirmView = template.Must(template.New("confirm").Parse(`<!doctype html>

@@ -34,7 +34,7 @@ type everything struct {
 	Raw      json.RawMessage   `json:"raw"`
 	Shade    int               `json:"shade"` // hides Base.Shade
 	Skipped  string            `json:"-"`
-	hidden   string
+	hidden   string            // unexported: encoding/json skips it, so must the schema
 	NoTag    string
 }
 
