@@ -3,42 +3,25 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"strings"
+
+	"github.com/affordances-go/affordances/internal/schema"
 )
 
-// propSchema is the part of a JSON Schema the converter reads.
-type propSchema struct {
-	Type       any                   `json:"type"`
-	Items      *propSchema           `json:"items"`
-	Properties map[string]propSchema `json:"properties"`
-}
-
-func (s *propSchema) typeName() string {
-	if s == nil {
-		return ""
-	}
-	switch t := s.Type.(type) {
-	case string:
-		return t
-	case []any:
-		for _, x := range t {
-			if x, ok := x.(string); ok && x != "null" {
-				return x
-			}
-		}
-	}
-	return ""
-}
-
 // pairsToInput turns key=value and key:=JSON arguments into an input
-// object. Values are converted by the type the schema gives the property:
-// integers and numbers are parsed, booleans read true/false/yes/no/1/0,
-// arrays split at commas. Without a schema, values stay strings.
+// object. Values are converted by the type the schema gives the property,
+// with the same rules as an HTML form's fields ([schema.FromText]): whole
+// numbers, numbers, and booleans written true/false, on/off, yes/no or
+// 1/0. An array takes a comma-separated list; an object is given as
+// key:=JSON. Without a schema, values stay strings.
 func pairsToInput(args []string, rawSchema json.RawMessage) (map[string]any, error) {
-	var root propSchema
+	var root schema.Schema
 	if len(rawSchema) > 0 {
 		json.Unmarshal(rawSchema, &root) // a schema we cannot read converts nothing
+	}
+	props := map[string]*schema.Schema{}
+	for _, p := range root.Properties {
+		props[p.Name] = p.Schema
 	}
 	out := map[string]any{}
 	for _, a := range args {
@@ -56,46 +39,28 @@ func pairsToInput(args []string, rawSchema json.RawMessage) (map[string]any, err
 		if !ok || k == "" {
 			return nil, usageError(fmt.Sprintf("input %q is not key=value, key:=JSON or a JSON object", a))
 		}
-		var prop *propSchema
-		if p, found := root.Properties[k]; found {
-			prop = &p
-		}
-		x, err := convert(prop, v)
+		x, err := convert(props[k], v)
 		if err != nil {
-			return nil, usageError(fmt.Sprintf("%s: %v", k, err))
+			return nil, usageError(fmt.Sprintf("%s: %q %v", k, v, err))
 		}
 		out[k] = x
 	}
 	return out, nil
 }
 
-func convert(s *propSchema, v string) (any, error) {
-	switch s.typeName() {
-	case "integer":
-		if _, err := strconv.ParseInt(v, 10, 64); err != nil {
-			return nil, fmt.Errorf("%q is not a whole number", v)
-		}
-		return json.Number(v), nil
-	case "number":
-		if _, err := strconv.ParseFloat(v, 64); err != nil {
-			return nil, fmt.Errorf("%q is not a number", v)
-		}
-		return json.Number(v), nil
-	case "boolean":
-		switch strings.ToLower(v) {
-		case "true", "yes", "1", "on":
-			return true, nil
-		case "false", "no", "0", "off":
-			return false, nil
-		}
-		return nil, fmt.Errorf("%q is not true or false", v)
+// convert turns one argument's text into the value its schema describes.
+func convert(s *schema.Schema, v string) (any, error) {
+	if s == nil {
+		return v, nil
+	}
+	switch s.TypeName() {
 	case "array":
 		items := []any{}
 		if v == "" {
 			return items, nil
 		}
 		for _, part := range strings.Split(v, ",") {
-			x, err := convert(s.Items, strings.TrimSpace(part))
+			x, err := schema.FromText(s.Items, strings.TrimSpace(part))
 			if err != nil {
 				return nil, err
 			}
@@ -105,9 +70,9 @@ func convert(s *propSchema, v string) (any, error) {
 	case "object":
 		var x any
 		if err := json.Unmarshal([]byte(v), &x); err != nil {
-			return nil, fmt.Errorf("an object is given as key:=JSON")
+			return nil, fmt.Errorf("is not an object: give an object as key:=JSON")
 		}
 		return x, nil
 	}
-	return v, nil
+	return schema.FromText(s, v)
 }

@@ -84,21 +84,25 @@ func (ps Properties) MarshalJSON() ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// Get returns the schema of the property named name, or nil.
-func (ps Properties) Get(name string) *Schema {
-	for _, p := range ps {
-		if p.Name == name {
-			return p.Schema
-		}
-	}
-	return nil
-}
-
 // TypeName returns the schema's single type name ("object", "integer", …),
-// or "" when the schema has no type or several.
+// or "" when the schema has no type or several. A type that may also be
+// null, such as ["integer", "null"], names the other type.
 func (s *Schema) TypeName() string {
-	if t, ok := s.Type.(string); ok {
+	switch t := s.Type.(type) {
+	case string:
 		return t
+	case []any:
+		name := ""
+		for _, x := range t {
+			x, ok := x.(string)
+			if !ok || (x != "null" && name != "") {
+				return ""
+			}
+			if x != "null" {
+				name = x
+			}
+		}
+		return name
 	}
 	return ""
 }
