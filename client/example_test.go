@@ -14,7 +14,7 @@ import (
 // A site with one confirm action, to call from the examples.
 func exampleSite() *httptest.Server {
 	s := site.New(site.Options{Auth: site.AuthFunc(func(r *http.Request) (site.Caller, error) {
-		return site.Caller{ID: "demo", Mode: site.AuthBearer, SignedIn: true}, nil
+		return site.Caller{ID: "demo", Mode: protocol.AuthBearer, SignedIn: true}, nil
 	})})
 	p := s.Page("/checkout", site.PageOptions{})
 	site.Handle(p, site.Action{Name: "placeOrder", Description: "Order the cart", Expose: protocol.ExposeConfirm},

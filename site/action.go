@@ -93,6 +93,14 @@ type Handler[In, Out any] func(r *Request, in In) (Result[Out], error)
 // descriptors have no output schema and their deltas no output.
 type NoOutput = struct{}
 
+// Done is the result of an action that returns no value, the common case:
+//
+//	func(r *site.Request, in SetQuantity) (site.Done, error) {
+//		...
+//		return site.Done{Message: "Quantity updated."}, nil
+//	}
+type Done = Result[NoOutput]
+
 // action is a registered action with everything a request needs prepared
 // at registration.
 type action struct {
@@ -115,16 +123,18 @@ var actionName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.-]{0,63}$`)
 // schema is inferred from Out unless Out is [NoOutput].
 //
 // Handle panics when the action cannot be registered: no or an unknown
-// Expose, a bad or duplicate name, an input type that is not a struct, or a
-// schema that does not compile. These are programming errors, caught at
-// start-up like a bad ServeMux pattern.
+// Expose, a session or confirm action on a site without [Options.Auth]
+// (no caller could ever be signed in to call it), a bad or duplicate name,
+// an input type that is not a struct, or a schema that does not compile.
+// These are programming errors, caught at start-up like a bad ServeMux
+// pattern; the message names the file and line of the Handle call.
 func Handle[In, Out any](p *Page, a Action, h Handler[In, Out]) {
 	act, err := newAction(p, a, reflect.TypeFor[In](), reflect.TypeFor[Out]())
-	if err != nil {
-		panic(fmt.Sprintf("site: action %q on %s: %v", a.Name, p.pattern, err))
+	if err == nil && h == nil {
+		err = fmt.Errorf("nil handler")
 	}
-	if h == nil {
-		panic(fmt.Sprintf("site: action %q on %s: nil handler", a.Name, p.pattern))
+	if err != nil {
+		panic(fmt.Sprintf("site: action %q on %s at %s: %v", a.Name, p.pattern, callerLocation(), err))
 	}
 	act.decode = func(raw []byte) (any, error) {
 		var in In
@@ -140,7 +150,7 @@ func Handle[In, Out any](p *Page, a Action, h Handler[In, Out]) {
 
 func (p *Page) addAction(a *action) {
 	if p.site.started.Load() {
-		panic("site: action " + a.meta.Name + " registered after the site started serving")
+		panic(fmt.Sprintf("site: action %q on %s at %s: registered after the site started serving", a.meta.Name, p.pattern, callerLocation()))
 	}
 	p.actions = append(p.actions, a)
 	p.byName[a.meta.Name] = a
@@ -156,6 +166,8 @@ func newAction(p *Page, a Action, in, out reflect.Type) (*action, error) {
 		return nil, fmt.Errorf("name must be 1-64 letters, digits, '_', '-' or '.', starting with a letter")
 	case p.byName[a.Name] != nil:
 		return nil, fmt.Errorf("a second action of that name on the route")
+	case a.Expose.NeedsSession() && p.site.opts.Auth == nil:
+		return nil, fmt.Errorf("expose %q needs a signed-in caller, but the site has no Options.Auth, so no call could ever run it", a.Expose)
 	}
 	if a.Limit != nil {
 		if err := a.Limit.Valid(); err != nil {
@@ -248,17 +260,25 @@ func (a *action) visible(r *Request) bool {
 // available and reason fields of the action's descriptor.
 func (a *action) availability(r *Request, st *State) (bool, string) {
 	if a.meta.Expose.NeedsSession() && !r.Caller.SignedIn {
-		return false, a.page.site.signInReason
+		return false, a.page.site.opts.SignInReason
 	}
 	return a.guard(r, st)
 }
 
-// guard evaluates the page-level guard alone.
-func (a *action) guard(r *Request, st *State) (bool, string) {
+// guard evaluates the page-level guard alone. A panic of the guard is
+// recorded on the state as a fault of the site's code, and the guard
+// counts as false.
+func (a *action) guard(r *Request, st *State) (ok bool, reason string) {
 	if a.meta.Guard.Check == nil {
 		return true, ""
 	}
-	ok, reason := a.meta.Guard.Check(r, st)
+	defer func() {
+		if p := recover(); p != nil {
+			st.recordPanic(p)
+			ok, reason = false, "not available right now"
+		}
+	}()
+	ok, reason = a.meta.Guard.Check(r, st)
 	if !ok && reason == "" {
 		reason = a.meta.Guard.Text
 		if reason == "" {

@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net/http"
 	"runtime/debug"
-	"strconv"
 	"time"
 
 	"github.com/affordances-go/affordances/protocol"
@@ -21,12 +20,12 @@ const (
 )
 
 // call is one call going through the pipeline. Each step reads what the
-// steps before it left here and returns a *failure to stop the call.
+// steps before it left here and returns an *Error to stop the call.
 type call struct {
 	site      *Site
 	page      *Page
 	r         *Request
-	authErr   error // ErrBadToken when the bearer token was rejected
+	authErr   *Error // a rejected bearer token, answered by the authorization step
 	transport string
 	started   time.Time
 	caller    Caller // who made the call, before an action changed r.Caller
@@ -45,65 +44,46 @@ type call struct {
 	before *State // the state the guard saw: the "before" of the delta
 }
 
-// failure stops a call: the delta's error and the HTTP status.
-type failure struct {
-	status     int
-	err        protocol.Error
-	retryAfter int // seconds, for rate_limited
-}
-
-func fail(status int, code protocol.ErrorCode, msg string, issues ...protocol.Issue) *failure {
-	return &failure{status: status, err: protocol.Error{Code: code, Message: msg, Issues: issues}}
-}
-
-// errInternal is the failure of anything unexpected: generic, with the
-// details in the log.
-func errInternal() *failure {
-	return fail(http.StatusInternalServerError, protocol.CodeInternal, "the server could not complete the request")
-}
-
-// newCall authenticates the request and starts a call. A rejected bearer
-// token is kept for the authorization step, so that the order of the
-// pipeline decides which failure a caller sees; any other authenticator
-// error is internal.
-func (s *Site) newCall(w http.ResponseWriter, hr *http.Request, p *Page, transport string) (*call, *failure) {
+// newCall finds the caller and starts a call. A rejected bearer token is
+// kept for the authorization step, so that the order of the pipeline
+// decides which failure a caller sees; any other authenticator error
+// stops the call as internal.
+func (s *Site) newCall(hr *http.Request, p *Page, transport string) (*call, *Error) {
 	c := &call{site: s, page: p, transport: transport, started: time.Now()}
-	r, err := s.request(hr)
+	r, e := s.authenticate(hr)
 	switch {
-	case err == nil:
+	case e == nil:
 		c.r = r
-		c.caller = r.Caller
-	case errors.Is(err, ErrBadToken):
-		c.authErr = err
-		c.r = &Request{Request: withoutAffordancesQuery(hr), Caller: Caller{Mode: AuthBearer}}
-		c.caller = c.r.Caller
+	case e.badToken:
+		c.authErr = e
+		c.r = &Request{Request: withoutAffordancesQuery(hr), Caller: Caller{Mode: protocol.AuthBearer}}
 	default:
-		s.log.ErrorContext(hr.Context(), "affordances: authenticator failed", "path", hr.URL.Path, "err", err)
-		c.r = &Request{Request: hr, Caller: Caller{Mode: AuthAnonymous}}
-		c.caller = c.r.Caller
-		return c, errInternal()
+		c.r = &Request{Request: hr}
+	}
+	c.caller = c.r.Caller
+	if e != nil && !e.badToken {
+		return c, e
 	}
 	return c, nil
 }
 
-// execute runs one call for a transport: authenticate, decode the body
+// execute runs one call for a transport: find the caller, decode the body
 // with the transport's decoder, run the pipeline. A failure is audited
-// here, with Retry-After set when it applies; on success the headers the
-// action set are added to the response, and the transport audits the call
-// with the status it answers.
-func (s *Site) execute(w http.ResponseWriter, hr *http.Request, p *Page, transport string, decode func(*call) *failure) (*call, *outcome, *failure) {
-	c, f := s.newCall(w, hr, p, transport)
-	if f == nil {
-		f = decode(c)
+// here; on success the headers the action set are added to the response,
+// and the transport audits the call with the status it answers.
+func (s *Site) execute(w http.ResponseWriter, hr *http.Request, p *Page, transport string, decode func(*call) *Error) (*call, *outcome, *Error) {
+	c, e := s.newCall(hr, p, transport)
+	if e == nil {
+		e = decode(c)
 	}
 	var out *outcome
-	if f == nil {
-		out, f = c.pipeline()
+	if e == nil {
+		out, e = c.pipeline()
 	}
-	if f != nil {
-		f.setRetryAfter(w.Header())
-		c.auditCall(f.status, string(f.err.Code))
-		return c, nil, f
+	if e != nil {
+		e.setHeaders(w.Header())
+		c.auditCall(e.Status(), string(e.code))
+		return c, nil, e
 	}
 	c.r.flushHeader(w)
 	return c, out, nil
@@ -117,34 +97,34 @@ type outcome struct {
 
 // pipeline runs the protocol's seven steps in order and stops at the first
 // failure. Every transport goes through it.
-func (c *call) pipeline() (*outcome, *failure) {
-	if f := c.resolve(); f != nil {
-		return nil, f
+func (c *call) pipeline() (*outcome, *Error) {
+	if e := c.resolve(); e != nil {
+		return nil, e
 	}
-	if f := c.authorize(); f != nil {
-		return nil, f
+	if e := c.authorize(); e != nil {
+		return nil, e
 	}
-	if f := c.rateLimit(); f != nil {
-		return nil, f
+	if e := c.rateLimit(); e != nil {
+		return nil, e
 	}
-	if f := c.validate(); f != nil {
-		return nil, f
+	if e := c.validate(); e != nil {
+		return nil, e
 	}
-	if f := c.checkGuard(); f != nil {
-		return nil, f
+	if e := c.checkGuard(); e != nil {
+		return nil, e
 	}
-	if f := c.requireConfirmation(); f != nil {
-		return nil, f
+	if e := c.requireConfirmation(); e != nil {
+		return nil, e
 	}
 	return c.run()
 }
 
 // resolve is step 1: find the action on the page's route. An unknown name
 // and an action hidden from this caller get the same answer.
-func (c *call) resolve() *failure {
+func (c *call) resolve() *Error {
 	a := c.page.byName[c.name]
 	if a == nil || !a.visible(c.r) {
-		return fail(http.StatusNotFound, protocol.CodeNotFound, "this page has no such action")
+		return newError(protocol.CodeNotFound, "this page has no such action")
 	}
 	c.act = a
 	return nil
@@ -152,33 +132,33 @@ func (c *call) resolve() *failure {
 
 // authorize is step 2: a rejected bearer token, the Origin rule for calls
 // that ride on cookies, then expose against the caller.
-func (c *call) authorize() *failure {
+func (c *call) authorize() *Error {
 	if c.authErr != nil {
-		return fail(http.StatusUnauthorized, protocol.CodeUnauthorized, "the bearer token was not accepted")
+		return c.authErr
 	}
-	if c.r.Caller.Mode == AuthCookie && !c.site.originAllowed(c.r.Request) {
-		return fail(http.StatusForbidden, protocol.CodeUnauthorized,
-			"a call authenticated by cookie must carry this site's Origin header")
+	if c.r.Caller.Mode == protocol.AuthCookie && !c.site.originAllowed(c.r.Request) {
+		return newError(protocol.CodeUnauthorized,
+			"a call authenticated by cookie must carry this site's Origin header").withStatus(http.StatusForbidden)
 	}
 	if c.act.meta.Expose.NeedsSession() && !c.r.Caller.SignedIn {
-		return fail(http.StatusUnauthorized, protocol.CodeUnauthorized, c.site.signInReason)
+		return newError(protocol.CodeUnauthorized, c.site.opts.SignInReason)
 	}
 	return nil
 }
 
 // rateLimit is step 3: count the call against the caller's limit for this
 // route and action.
-func (c *call) rateLimit() *failure {
+func (c *call) rateLimit() *Error {
 	s := c.site
-	l := s.defaultLimit
+	l := s.opts.DefaultLimit
 	if c.act.meta.Limit != nil {
 		l = *c.act.meta.Limit
 	}
 	key := c.callerKey() + "\x00" + c.page.route + "\x00" + c.act.meta.Name
-	d, err := s.limiter.Allow(c.r.Context(), key, l)
+	d, err := s.opts.Limiter.Allow(c.r.Context(), key, l)
 	if err != nil {
 		s.limiterFaults.Add(1)
-		s.log.WarnContext(c.r.Context(), "affordances: rate limiter failed", "route", c.page.route,
+		s.opts.Logger.WarnContext(c.r.Context(), "affordances: rate limiter failed", "route", c.page.route,
 			"action", c.act.meta.Name, "fail_closed", s.opts.LimiterFailClosed, "err", err)
 		if !s.opts.LimiterFailClosed {
 			return nil
@@ -188,10 +168,9 @@ func (c *call) rateLimit() *failure {
 	if d.Allowed {
 		return nil
 	}
-	f := fail(http.StatusTooManyRequests, protocol.CodeRateLimited,
-		fmt.Sprintf("too many calls; try again in %d s", d.RetryAfterSeconds()))
-	f.retryAfter = d.RetryAfterSeconds()
-	return f
+	e := newError(protocol.CodeRateLimited, fmt.Sprintf("too many calls; try again in %d s", d.RetryAfterSeconds()))
+	e.retryAfter = d.RetryAfterSeconds()
+	return e
 }
 
 // callerKey identifies the caller for rate limits: its id, or its address
@@ -206,9 +185,9 @@ func (c *call) callerKey() string {
 // validate is step 4: check the input against the action's schema and
 // decode it into the handler's type. Every issue is reported, not the
 // first one.
-func (c *call) validate() *failure {
+func (c *call) validate() *Error {
 	if c.confirmBadTyp {
-		return fail(http.StatusBadRequest, protocol.CodeInvalidInput, "confirm must be true or false")
+		return newError(protocol.CodeInvalidInput, "confirm must be true or false")
 	}
 	var issues []protocol.Issue
 	if c.form != nil {
@@ -221,11 +200,11 @@ func (c *call) validate() *failure {
 		issues = c.act.check(c.inputValue)
 	}
 	if len(issues) > 0 {
-		return fail(http.StatusBadRequest, protocol.CodeInvalidInput, "the input does not match the action's schema", issues...)
+		return newError(protocol.CodeInvalidInput, "the input does not match the action's schema", issues...)
 	}
 	in, err := c.act.decodeInput(c.inputRaw, c.inputValue)
 	if err != nil {
-		return fail(http.StatusBadRequest, protocol.CodeInvalidInput, "the input does not match the action's types", decodeIssues(err)...)
+		return newError(protocol.CodeInvalidInput, "the input does not match the action's types", decodeIssues(err)...)
 	}
 	c.in = in
 	return nil
@@ -233,53 +212,68 @@ func (c *call) validate() *failure {
 
 // checkGuard is step 5: load the page's state (this load is the "before"
 // of the delta) and evaluate the action's guard, then the input's own
-// guard when it has one.
-func (c *call) checkGuard() *failure {
-	st, f := c.load()
-	if f != nil {
-		return f
+// guard when it has one. A fault of the guard's code on the state (a
+// wrongly typed entity, a panic) is internal.
+func (c *call) checkGuard() *Error {
+	st, e := c.page.loadState(c.r)
+	if e != nil {
+		return e
 	}
 	c.before = st
-	if ok, reason := c.act.guard(c.r, st); !ok {
-		return fail(http.StatusConflict, protocol.CodeUnavailable, reason)
+	ok, reason := c.act.guard(c.r, st)
+	if ok {
+		ok, reason = c.inputGuard(st)
 	}
-	if g, isGuard := c.in.(InputGuard); isGuard {
-		if ok, reason := g.Guard(c.r, st); !ok {
-			if reason == "" {
-				reason = "not available for this input"
-			}
-			return fail(http.StatusConflict, protocol.CodeUnavailable, reason)
-		}
+	if e := c.page.checkFault(c.r, st); e != nil {
+		return e
+	}
+	if !ok {
+		return newError(protocol.CodeUnavailable, reason)
 	}
 	return nil
 }
 
-// load runs the page's loader for the call.
-func (c *call) load() (*State, *failure) {
-	st, err := c.page.load(c.r)
-	if errors.Is(err, ErrNotFound) {
-		return nil, fail(http.StatusNotFound, protocol.CodeNotFound, "no such page")
+// inputGuard evaluates the input's own guard, when its type has one.
+func (c *call) inputGuard(st *State) (ok bool, reason string) {
+	g, isGuard := c.in.(InputGuard)
+	if !isGuard {
+		return true, ""
 	}
-	if err != nil {
-		c.site.log.ErrorContext(c.r.Context(), "affordances: page loader failed", "route", c.page.route, "path", c.r.URL.Path, "err", err)
-		return nil, errInternal()
+	defer func() {
+		if p := recover(); p != nil {
+			st.recordPanic(p)
+			ok, reason = false, ""
+		}
+	}()
+	ok, reason = g.Guard(c.r, st)
+	if !ok && reason == "" {
+		reason = "not available for this input"
 	}
-	return st, nil
+	return ok, reason
 }
 
 // requireConfirmation is step 6: a confirm action without confirm: true
 // stops here with a summary for the person who must approve it. Nothing
 // has run.
-func (c *call) requireConfirmation() *failure {
+func (c *call) requireConfirmation() *Error {
 	if c.act.meta.Expose != protocol.ExposeConfirm || c.confirm {
 		return nil
 	}
-	return fail(http.StatusPreconditionRequired, protocol.CodeConfirmRequired, c.summary())
+	text := c.summary()
+	if e := c.page.checkFault(c.r, c.before); e != nil {
+		return e
+	}
+	return newError(protocol.CodeConfirmRequired, text)
 }
 
 // summary is what a confirm action would do, for the approving person.
-func (c *call) summary() string {
+func (c *call) summary() (text string) {
 	if s, ok := c.in.(Summarizer); ok {
+		defer func() {
+			if p := recover(); p != nil {
+				c.before.recordPanic(p)
+			}
+		}()
 		if text := s.Summary(c.r, c.before); text != "" {
 			return text
 		}
@@ -291,19 +285,21 @@ func (c *call) summary() string {
 }
 
 // run is step 7: run the action, load the state again, and build the
-// delta. An action that declines with [Unavailable] answers unavailable;
-// any other error, or a panic, is internal and logged.
-func (c *call) run() (*outcome, *failure) {
+// delta. An action that declines with an [Error] answers with it; any
+// other error, or a panic, is internal and logged.
+func (c *call) run() (*outcome, *Error) {
 	beforeActions := c.page.describe(c.r, c.before)
+	if e := c.page.checkFault(c.r, c.before); e != nil {
+		return nil, e
+	}
 	out, msg, redirect, err := c.invoke()
 	if err != nil {
-		var u *UnavailableError
-		if errors.As(err, &u) {
-			return nil, fail(http.StatusConflict, protocol.CodeUnavailable, u.Message)
+		if e := handlerError(err); e != nil {
+			return nil, e
 		}
-		c.site.log.ErrorContext(c.r.Context(), "affordances: action failed", "route", c.page.route,
+		c.site.opts.Logger.ErrorContext(c.r.Context(), "affordances: action failed", "route", c.page.route,
 			"action", c.act.meta.Name, "err", err)
-		return nil, errInternal()
+		return nil, newInternalError()
 	}
 	d := protocol.Delta{OK: true, Message: msg, Redirect: redirect}
 	if c.act.hasOutput {
@@ -315,12 +311,19 @@ func (c *call) run() (*outcome, *failure) {
 		after = &State{} // the page is gone: every entity was removed
 	case err != nil:
 		// The action ran; say so, without the parts that need the new state.
-		c.site.log.ErrorContext(c.r.Context(), "affordances: reloading state after an action", "route", c.page.route,
+		c.site.opts.Logger.ErrorContext(c.r.Context(), "affordances: reloading state after an action", "route", c.page.route,
 			"action", c.act.meta.Name, "err", err)
 		return &outcome{delta: d, redirect: redirect}, nil
 	}
 	d.Changed = changedEntities(c.act.meta.Effects, c.before, after)
-	d.ActionsAdded, d.ActionsRemoved = actionChanges(beforeActions, c.page.describe(c.r, after))
+	afterActions := c.page.describe(c.r, after)
+	if err := after.fault(); err != nil {
+		// The action ran; the new action list could not be computed.
+		c.site.opts.Logger.ErrorContext(c.r.Context(), "affordances: the site's code failed on the page state after an action",
+			"route", c.page.route, "action", c.act.meta.Name, "err", err)
+		return &outcome{delta: d, redirect: redirect}, nil
+	}
+	d.ActionsAdded, d.ActionsRemoved = actionChanges(beforeActions, afterActions)
 	return &outcome{delta: d, redirect: redirect}, nil
 }
 
@@ -334,31 +337,18 @@ func (c *call) invoke() (out any, msg, redirect string, err error) {
 	return c.act.run(c.r, c.in)
 }
 
-// UnavailableError is an action declining on its own terms: sold out in
-// the meantime, payment declined. The call answers unavailable with its
-// message, which is shown to the user.
-type UnavailableError struct{ Message string }
-
-func (e *UnavailableError) Error() string { return e.Message }
-
-// Unavailable returns an error with which an action declines to run. The
-// action must not have changed anything when it returns it.
-func Unavailable(format string, args ...any) error {
-	return &UnavailableError{Message: fmt.Sprintf(format, args...)}
-}
-
 // auditCall logs the one record every call leaves, by any transport.
 func (c *call) auditCall(status int, code string) {
 	action := c.name
 	if len(action) > 64 {
 		action = action[:64] // an unknown name is the caller's text: bound it
 	}
-	c.site.audit.LogAttrs(context.WithoutCancel(c.r.Context()), slog.LevelInfo, "affordances call",
+	c.site.opts.AuditLogger.LogAttrs(context.WithoutCancel(c.r.Context()), slog.LevelInfo, "affordances call",
 		slog.String("route", c.page.route),
 		slog.String("page", c.r.URL.Path),
 		slog.String("action", action),
 		slog.String("caller", c.caller.ID),
-		slog.String("auth", string(c.caller.Mode)),
+		slog.String("auth", authName(c.caller.Mode)),
 		slog.Bool("confirm", c.confirm),
 		slog.String("transport", c.transport),
 		slog.String("result", code),
@@ -367,9 +357,11 @@ func (c *call) auditCall(status int, code string) {
 	)
 }
 
-// setRetryAfter sets the Retry-After header of a rate-limited answer.
-func (f *failure) setRetryAfter(h http.Header) {
-	if f.retryAfter > 0 {
-		h.Set("Retry-After", strconv.Itoa(f.retryAfter))
+// authName names an auth mode for the audit log; an anonymous caller has
+// none.
+func authName(m protocol.AuthMode) string {
+	if m == "" {
+		return "anonymous"
 	}
+	return string(m)
 }

@@ -160,7 +160,7 @@ func newShop(t testing.TB) *shop {
 	site.Handle(p, site.Action{Name: "signIn", Description: "Sign in", Expose: protocol.ExposePublic},
 		func(r *site.Request, in struct{}) (site.Result[site.NoOutput], error) {
 			r.SetCookie(&http.Cookie{Name: "session", Value: "alice", Path: "/", HttpOnly: true})
-			r.Caller = site.Caller{ID: "sess-alice", Mode: site.AuthCookie, SignedIn: true}
+			r.Caller = site.Caller{ID: "sess-alice", Mode: protocol.AuthCookie, SignedIn: true}
 			return site.Result[site.NoOutput]{Redirect: "/p/tee"}, nil
 		})
 	site.Handle(p, site.Action{Name: "restock", Description: "Adds stock (no effects declared)", Expose: protocol.ExposePublic},

@@ -40,12 +40,12 @@ var testAuth = site.AuthFunc(func(r *http.Request) (site.Caller, error) {
 		if tok != "good" {
 			return site.Caller{}, site.ErrBadToken
 		}
-		return site.Caller{ID: "tok-1", Mode: site.AuthBearer, SignedIn: true}, nil
+		return site.Caller{ID: "tok-1", Mode: protocol.AuthBearer, SignedIn: true}, nil
 	}
 	if c, err := r.Cookie("session"); err == nil {
-		return site.Caller{ID: "sess-" + c.Value, Mode: site.AuthCookie, SignedIn: c.Value == "alice", User: c.Value}, nil
+		return site.Caller{ID: "sess-" + c.Value, Mode: protocol.AuthCookie, SignedIn: c.Value == "alice", User: c.Value}, nil
 	}
-	return site.Caller{Mode: site.AuthAnonymous}, nil
+	return site.Caller{}, nil
 })
 
 var productView = template.Must(template.New("product").Funcs(site.Funcs()).Parse(

@@ -2,13 +2,11 @@ package site
 
 import (
 	"bytes"
-	"encoding/json"
-	"errors"
-	"fmt"
 	"html/template"
 	"mime"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -37,13 +35,13 @@ func isForm(r *http.Request) bool {
 // redirect or back to the page; a failure re-renders the page with the
 // error; a confirm action first shows the confirmation page.
 func (s *Site) serveFormCall(w http.ResponseWriter, hr *http.Request, p *Page) {
-	c, out, f := s.execute(w, hr, p, transportForm, func(c *call) *failure { return c.decodeForm(w, hr) })
-	if f != nil {
-		if f.err.Code == protocol.CodeConfirmRequired {
-			s.renderConfirm(w, c, f)
+	c, out, e := s.execute(w, hr, p, transportForm, func(c *call) *Error { return c.decodeForm(w, hr) })
+	if e != nil {
+		if e.code == protocol.CodeConfirmRequired {
+			s.renderConfirm(w, c, e)
 			return
 		}
-		s.renderFormFailure(w, c, f)
+		s.renderFormFailure(w, c, e)
 		return
 	}
 	c.auditCall(http.StatusSeeOther, "ok")
@@ -60,32 +58,28 @@ func isLocalPath(s string) bool {
 }
 
 // decodeForm reads a posted form within the body limit.
-func (c *call) decodeForm(w http.ResponseWriter, hr *http.Request) *failure {
-	hr.Body = http.MaxBytesReader(w, hr.Body, c.site.maxBody)
+func (c *call) decodeForm(w http.ResponseWriter, hr *http.Request) *Error {
+	limit := c.site.opts.MaxBodyBytes
+	hr.Body = http.MaxBytesReader(w, hr.Body, limit)
 	mt, _, _ := mime.ParseMediaType(hr.Header.Get("Content-Type"))
 	var err error
 	if mt == "multipart/form-data" {
-		err = hr.ParseMultipartForm(c.site.maxBody)
+		err = hr.ParseMultipartForm(limit)
 	} else {
 		err = hr.ParseForm()
 	}
 	if err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			return fail(http.StatusRequestEntityTooLarge, protocol.CodeInvalidInput,
-				fmt.Sprintf("the form is larger than %d bytes", c.site.maxBody))
-		}
-		return fail(http.StatusBadRequest, protocol.CodeInvalidInput, "the form could not be read")
+		return bodyError(err, "form", limit)
 	}
 	return c.parseForm(hr.PostForm)
 }
 
 // parseForm takes the action, the confirmation and the input fields from
 // posted form values; it is the form decoder the fuzz target exercises.
-func (c *call) parseForm(values url.Values) *failure {
+func (c *call) parseForm(values url.Values) *Error {
 	c.name = values.Get(FormActionField)
 	if c.name == "" {
-		return fail(http.StatusBadRequest, protocol.CodeInvalidInput, "the form names no action")
+		return newError(protocol.CodeInvalidInput, "the form names no action")
 	}
 	c.confirm = values.Get(FormConfirmField) == "true"
 	c.form = map[string][]string{}
@@ -98,41 +92,31 @@ func (c *call) parseForm(values url.Values) *failure {
 }
 
 // formInput converts form values to the JSON value the input schema
-// describes: numbers, integers and booleans are parsed, arrays take every
-// value of their field. Fields the schema does not name are ignored (forms
-// carry other things, such as an application's own tokens). An empty field
-// of an optional property counts as absent, and an absent boolean as false,
-// as an unchecked checkbox sends nothing.
+// describes, with [schema.FromText] for each value; arrays take every
+// value of their field. Fields the schema does not name are ignored,
+// whether or not the action has inputs (forms carry other things, such as
+// an application's CSRF token or a tracking parameter). An empty field of
+// an optional property counts as absent, and an absent or empty boolean as
+// false, as an unchecked checkbox sends nothing.
 func formInput(s *schema.Schema, form map[string][]string) (any, []protocol.Issue) {
 	out := map[string]any{}
-	if s == nil || len(s.Properties) == 0 {
-		for k, v := range form {
-			out[k] = v[0]
-		}
+	if s == nil {
 		return out, nil
-	}
-	required := map[string]bool{}
-	for _, r := range s.Required {
-		required[r] = true
 	}
 	var issues []protocol.Issue
 	for _, p := range s.Properties {
-		vals, present := form[p.Name]
+		vals := nonEmpty(form[p.Name], p.Schema.TypeName() == "array")
 		typ := p.Schema.TypeName()
-		if typ == "boolean" && (!present || len(vals) == 0) {
+		switch {
+		case typ == "boolean" && (len(vals) == 0 || vals[0] == ""):
 			out[p.Name] = false
-			continue
-		}
-		if !present || len(vals) == 0 || (vals[0] == "" && !required[p.Name] && typ != "array") {
-			continue
-		}
-		if typ == "array" {
+		case typ == "array":
+			if _, present := form[p.Name]; !present {
+				continue
+			}
 			items := []any{}
 			for i, v := range vals {
-				if v == "" {
-					continue
-				}
-				x, err := formValue(p.Schema.Items, v)
+				x, err := schema.FromText(p.Schema.Items, v)
 				if err != nil {
 					issues = append(issues, protocol.Issue{Path: "/" + escapePointer(p.Name) + "/" + strconv.Itoa(i), Message: err.Error(), Keyword: "type"})
 					continue
@@ -140,71 +124,54 @@ func formInput(s *schema.Schema, form map[string][]string) (any, []protocol.Issu
 				items = append(items, x)
 			}
 			out[p.Name] = items
-			continue
+		case len(vals) == 0 || (vals[0] == "" && !slices.Contains(s.Required, p.Name)):
+			// absent
+		default:
+			x, err := schema.FromText(p.Schema, vals[0])
+			if err != nil {
+				issues = append(issues, protocol.Issue{Path: "/" + escapePointer(p.Name), Message: err.Error(), Keyword: "type"})
+				continue
+			}
+			out[p.Name] = x
 		}
-		x, err := formValue(p.Schema, vals[0])
-		if err != nil {
-			issues = append(issues, protocol.Issue{Path: "/" + escapePointer(p.Name), Message: err.Error(), Keyword: "type"})
-			continue
-		}
-		out[p.Name] = x
 	}
 	return out, issues
 }
 
-// formValue converts one form value by its schema's type.
-func formValue(s *schema.Schema, v string) (any, error) {
-	if s == nil {
-		return v, nil
+// nonEmpty drops the empty values of an array's field: a form with an
+// empty text box in a list means one item fewer, not an empty string.
+func nonEmpty(vals []string, array bool) []string {
+	if !array {
+		return vals
 	}
-	t := strings.TrimSpace(v)
-	switch s.TypeName() {
-	case "integer":
-		if _, err := strconv.ParseInt(t, 10, 64); err != nil {
-			return nil, fmt.Errorf("must be a whole number")
+	out := vals[:0:0]
+	for _, v := range vals {
+		if v != "" {
+			out = append(out, v)
 		}
-		return json.Number(t), nil
-	case "number":
-		f, err := strconv.ParseFloat(t, 64)
-		if err != nil || f != f || f > 1e308 || f < -1e308 {
-			return nil, fmt.Errorf("must be a number")
-		}
-		return json.Number(strconv.FormatFloat(f, 'g', -1, 64)), nil
-	case "boolean":
-		switch strings.ToLower(t) {
-		case "on", "true", "1", "yes":
-			return true, nil
-		case "", "off", "false", "0", "no":
-			return false, nil
-		}
-		return nil, fmt.Errorf("must be true or false")
 	}
-	return v, nil
+	return out
 }
 
 // renderFormFailure re-renders the page with the error and the offending
 // fields, with the status of the error.
-func (s *Site) renderFormFailure(w http.ResponseWriter, c *call, f *failure) {
+func (s *Site) renderFormFailure(w http.ResponseWriter, c *call, e *Error) {
 	p := c.page
 	if p.opts.View == nil {
-		http.Error(w, f.err.Message, f.status)
+		s.htmlFailure(w, c.r.Request, e)
 		return
 	}
 	st := c.before
-	if st == nil {
-		var lf *failure
-		if st, lf = c.load(); lf != nil {
-			if lf.err.Code == protocol.CodeNotFound {
-				s.notFound.ServeHTTP(w, c.r.Request)
-				return
-			}
-			http.Error(w, "Internal Server Error", http.StatusInternalServerError)
+	if st == nil || st.fault() != nil {
+		var le *Error
+		if st, le = p.loadState(c.r); le != nil {
+			s.htmlFailure(w, c.r.Request, le)
 			return
 		}
 	}
 	v := &View{State: st, Request: c.r, Route: p.route, page: p,
-		Error: &f.err, Form: url.Values(c.form), FailedAction: c.name}
-	s.render(w, c.r, p, v, f.status)
+		Error: e.protocolError(), Form: url.Values(c.form), FailedAction: c.name}
+	s.renderPage(w, c.r, p, v, e.Status())
 }
 
 // ConfirmData is what the confirmation page is rendered from.
@@ -227,8 +194,8 @@ type FormField struct{ Name, Value string }
 
 // renderConfirm shows a person what a confirm action would do, with a
 // button that posts the same form again with _confirm=true.
-func (s *Site) renderConfirm(w http.ResponseWriter, c *call, f *failure) {
-	d := ConfirmData{Summary: f.err.Message, Action: c.name, Description: c.act.meta.Description,
+func (s *Site) renderConfirm(w http.ResponseWriter, c *call, e *Error) {
+	d := ConfirmData{Summary: e.message, Action: c.name, Description: c.act.meta.Description,
 		Page: c.r.URL.RequestURI(), Request: c.r}
 	for _, p := range c.act.input.Properties {
 		for _, v := range c.form[p.Name] {
@@ -236,16 +203,13 @@ func (s *Site) renderConfirm(w http.ResponseWriter, c *call, f *failure) {
 		}
 	}
 	var buf bytes.Buffer
-	if err := s.confirmView.Execute(&buf, d); err != nil {
-		s.log.ErrorContext(c.r.Context(), "affordances: rendering confirmation", "route", c.page.route, "err", err)
+	if err := s.opts.ConfirmView.Execute(&buf, d); err != nil {
+		s.opts.Logger.ErrorContext(c.r.Context(), "affordances: rendering confirmation", "route", c.page.route, "err", err)
 		http.Error(w, "Internal Server Error", http.StatusInternalServerError)
 		return
 	}
-	h := w.Header()
-	h.Set("Content-Type", "text/html; charset=utf-8")
-	h.Set("Cache-Control", "no-store")
-	w.WriteHeader(f.status)
-	w.Write(buf.Bytes())
+	w.Header().Set("Cache-Control", "no-store")
+	writeHTML(w, c.r.Request, e.Status(), buf.Bytes())
 }
 
 var defaultConfirmView = template.Must(template.New("confirm").Parse(`<!doctype html>

@@ -2,7 +2,6 @@ package site
 
 import (
 	"encoding/json"
-	"errors"
 	"net/http"
 
 	"github.com/affordances-go/affordances/protocol"
@@ -10,34 +9,36 @@ import (
 
 // serveGraph answers an agent's GET or HEAD of a page with its graph.
 func (s *Site) serveGraph(w http.ResponseWriter, hr *http.Request, p *Page) {
-	r, err := s.request(hr)
-	if err != nil {
-		s.authFailure(w, hr, err)
-		return
-	}
-	st, err := p.load(r)
-	if err != nil {
-		s.loadFailure(w, r, p, err)
-		return
-	}
-	b, err := json.Marshal(p.graph(r, st))
-	if err != nil {
-		s.log.ErrorContext(r.Context(), "affordances: encoding graph", "route", p.route, "err", err)
-		writeDelta(w, hr, http.StatusInternalServerError, internalDelta)
+	b, e := s.graphBytes(hr, p)
+	if e != nil {
+		writeFailure(w, hr, e)
 		return
 	}
 	s.checkSize(p.route, len(b))
 	writeDocument(w, hr, http.StatusOK, b)
 }
 
-// loadFailure answers an agent whose page could not be loaded.
-func (s *Site) loadFailure(w http.ResponseWriter, r *Request, p *Page, err error) {
-	if errors.Is(err, ErrNotFound) {
-		writeDelta(w, r.Request, http.StatusNotFound, protocol.Fail(protocol.CodeNotFound, "no such page"))
-		return
+// graphBytes finds the caller, loads the page's state and encodes its
+// graph.
+func (s *Site) graphBytes(hr *http.Request, p *Page) ([]byte, *Error) {
+	r, e := s.authenticate(hr)
+	if e != nil {
+		return nil, e
 	}
-	s.log.ErrorContext(r.Context(), "affordances: page loader failed", "route", p.route, "path", r.URL.Path, "err", err)
-	writeDelta(w, r.Request, http.StatusInternalServerError, internalDelta)
+	st, e := p.loadState(r)
+	if e != nil {
+		return nil, e
+	}
+	g := p.graph(r, st)
+	if e := p.checkFault(r, st); e != nil {
+		return nil, e
+	}
+	b, err := json.Marshal(g)
+	if err != nil {
+		s.opts.Logger.ErrorContext(r.Context(), "affordances: encoding graph", "route", p.route, "err", err)
+		return nil, newInternalError()
+	}
+	return b, nil
 }
 
 // graph builds the page's graph for this request and state.
@@ -67,12 +68,12 @@ func (p *Page) describe(r *Request, st *State) []protocol.ActionDescriptor {
 // checkSize logs, once per route, a graph larger than the token ceiling.
 func (s *Site) checkSize(route string, n int) {
 	tokens := n / 4
-	if tokens <= s.tokenLimit {
+	if tokens <= s.opts.GraphTokenLimit {
 		return
 	}
 	if _, seen := s.warned.LoadOrStore(route, struct{}{}); seen {
 		return
 	}
-	s.log.Warn("affordances: graph is larger than the token ceiling; summarise large collections in entities",
-		"route", route, "bytes", n, "tokens", tokens, "limit", s.tokenLimit)
+	s.opts.Logger.Warn("affordances: graph is larger than the token ceiling; summarise large collections in entities",
+		"route", route, "bytes", n, "tokens", tokens, "limit", s.opts.GraphTokenLimit)
 }

@@ -2,7 +2,6 @@ package site
 
 import (
 	"bytes"
-	"errors"
 	"html/template"
 	"net/http"
 	"net/url"
@@ -97,45 +96,59 @@ func Funcs() template.FuncMap {
 // serveHTML answers a browser's GET or HEAD of a page with its view,
 // rendered from the same state a graph would hold.
 func (s *Site) serveHTML(w http.ResponseWriter, hr *http.Request, p *Page) {
-	r, err := s.request(hr)
-	if err != nil {
-		if errors.Is(err, ErrBadToken) {
-			http.Error(w, "the bearer token was not accepted", http.StatusUnauthorized)
-			return
-		}
-		s.log.ErrorContext(hr.Context(), "affordances: authenticator failed", "path", hr.URL.Path, "err", err)
-		http.Error(w, "Internal Server Error", http.StatusInternalServerError)
+	r, e := s.authenticate(hr)
+	if e != nil {
+		s.htmlFailure(w, hr, e)
 		return
 	}
-	st, err := p.load(r)
-	if err != nil {
-		if errors.Is(err, ErrNotFound) {
-			w.Header().Add("Vary", "Accept")
-			s.notFound.ServeHTTP(w, hr)
-			return
-		}
-		s.log.ErrorContext(r.Context(), "affordances: page loader failed", "route", p.route, "path", r.URL.Path, "err", err)
-		http.Error(w, "Internal Server Error", http.StatusInternalServerError)
+	st, e := p.loadState(r)
+	if e != nil {
+		s.htmlFailure(w, hr, e)
 		return
 	}
-	s.render(w, r, p, &View{State: st, Request: r, Route: p.route, page: p}, http.StatusOK)
+	s.renderPage(w, r, p, &View{State: st, Request: r, Route: p.route, page: p}, http.StatusOK)
 }
 
-// render executes the page's view into a buffer, so that a template error
-// becomes a clean 500 rather than half a page.
-func (s *Site) render(w http.ResponseWriter, r *Request, p *Page, v *View, status int) {
+// htmlFailure answers a browser whose request failed before its page
+// could be rendered: the site's 404 page for not_found, a plain error
+// page otherwise. The log already holds the details.
+func (s *Site) htmlFailure(w http.ResponseWriter, hr *http.Request, e *Error) {
+	switch e.code {
+	case protocol.CodeNotFound:
+		w.Header().Add("Vary", "Accept")
+		s.opts.NotFound.ServeHTTP(w, hr)
+	case protocol.CodeInternal:
+		http.Error(w, "Internal Server Error", http.StatusInternalServerError)
+	default:
+		http.Error(w, e.message, e.Status())
+	}
+}
+
+// renderPage renders the page's view with the headers of a page that has
+// a graph. A fault of the site's code on the state while rendering (a
+// guard reading a wrongly typed entity) is a 500, as a template error is.
+func (s *Site) renderPage(w http.ResponseWriter, r *Request, p *Page, v *View, status int) {
 	var buf bytes.Buffer
-	if err := p.opts.View.Execute(&buf, v); err != nil {
-		s.log.ErrorContext(r.Context(), "affordances: rendering view", "route", p.route, "err", err)
+	err := p.opts.View.Execute(&buf, v)
+	if err == nil {
+		err = v.State.fault()
+	}
+	if err != nil {
+		s.opts.Logger.ErrorContext(r.Context(), "affordances: rendering view", "route", p.route, "path", r.URL.Path, "err", err)
 		http.Error(w, "Internal Server Error", http.StatusInternalServerError)
 		return
 	}
+	advertise(w.Header())
+	writeHTML(w, r.Request, status, buf.Bytes())
+}
+
+// writeHTML writes a rendered HTML page; HEAD gets the headers alone.
+func writeHTML(w http.ResponseWriter, r *http.Request, status int, body []byte) {
 	h := w.Header()
-	advertise(h)
 	h.Set("Content-Type", "text/html; charset=utf-8")
-	h.Set("Content-Length", strconv.Itoa(buf.Len()))
+	h.Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(status)
 	if r.Method != http.MethodHead {
-		w.Write(buf.Bytes())
+		w.Write(body)
 	}
 }

@@ -37,15 +37,15 @@ func (s *Site) serveIndex(w http.ResponseWriter, hr *http.Request) {
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
 		return
 	}
-	r, err := s.request(hr)
-	if err != nil {
-		s.authFailure(w, hr, err)
+	r, e := s.authenticate(hr)
+	if e != nil {
+		writeFailure(w, hr, e)
 		return
 	}
 	b, err := json.Marshal(s.Index(r))
 	if err != nil {
-		s.log.ErrorContext(hr.Context(), "affordances: encoding site index", "err", err)
-		writeDelta(w, hr, http.StatusInternalServerError, internalDelta)
+		s.opts.Logger.ErrorContext(hr.Context(), "affordances: encoding site index", "err", err)
+		writeFailure(w, hr, newInternalError())
 		return
 	}
 	writeDocument(w, hr, http.StatusOK, b)

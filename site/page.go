@@ -1,26 +1,17 @@
 package site
 
 import (
+	"errors"
 	"fmt"
 	"html/template"
 	"net/http"
+	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 
 	"github.com/affordances-go/affordances/protocol"
 )
-
-// State is what a page shows for one request. The page's loader returns it;
-// the HTML view and the graph are both rendered from it.
-type State struct {
-	// Entities is the page's data, keyed by entity name. Values are
-	// encoded with encoding/json for agents and read by field name in
-	// templates.
-	Entities map[string]any
-	// Nav lists the links an agent can follow from the page.
-	Nav []protocol.Nav
-	// MD is an optional short Markdown rendering of the page.
-	MD string
-}
 
 // Loader reads a page's state for one request. It returns [ErrNotFound]
 // when the request names nothing that exists.
@@ -49,6 +40,7 @@ type Page struct {
 	opts    PageOptions
 	actions []*action
 	byName  map[string]*action
+	at      string // file:line of the Page call, for registration errors
 }
 
 // Route returns the page's route in the protocol's bracket form, such as
@@ -79,8 +71,9 @@ func (s *Site) Page(pattern string, opts PageOptions) *Page {
 	if err != nil {
 		panic("site: " + err.Error())
 	}
-	s.check.Handle(pattern, http.NotFoundHandler()) // panics on invalid or conflicting patterns
-	p := &Page{site: s, pattern: pattern, route: route, opts: opts, byName: map[string]*action{}}
+	at := callerLocation()
+	s.checkPattern(pattern, at)
+	p := &Page{site: s, pattern: pattern, route: route, opts: opts, byName: map[string]*action{}, at: at}
 	s.pages = append(s.pages, p)
 	return p
 }
@@ -113,7 +106,50 @@ func bracketRoute(pattern string) (string, error) {
 	}
 }
 
-// load runs the page's loader, or returns an empty state.
+// checkPattern registers the pattern on the site's check mux, which
+// panics on an invalid pattern or one that conflicts with another page's.
+// The panic is repeated with the file and line of both Page calls, so that
+// it points at the author's code rather than at this package.
+func (s *Site) checkPattern(pattern, at string) {
+	defer func() {
+		p := recover()
+		if p == nil {
+			return
+		}
+		msg := fmt.Sprint(p)
+		for _, other := range s.pages {
+			if strings.Contains(msg, "conflicts with pattern "+strconv.Quote(other.pattern)) {
+				_, why, _ := strings.Cut(msg, "\n")
+				panic(fmt.Sprintf("site: page %q at %s conflicts with page %q registered at %s: %s",
+					pattern, at, other.pattern, other.at, strings.TrimSpace(why)))
+			}
+		}
+		panic(fmt.Sprintf("site: page %q at %s: %s", pattern, at, msg))
+	}()
+	s.check.Handle(pattern, http.NotFoundHandler())
+}
+
+// callerLocation returns the file:line of the first caller outside this
+// package: the author's Page or Handle call.
+func callerLocation() string {
+	pcs := make([]uintptr, 16)
+	n := runtime.Callers(2, pcs)
+	frames := runtime.CallersFrames(pcs[:n])
+	for {
+		f, more := frames.Next()
+		if !strings.HasPrefix(f.Function, thisPackage+".") || strings.HasSuffix(f.File, "_test.go") {
+			return filepath.Base(filepath.Dir(f.File)) + "/" + filepath.Base(f.File) + ":" + strconv.Itoa(f.Line)
+		}
+		if !more {
+			return "unknown location"
+		}
+	}
+}
+
+// thisPackage is this package's import path, as runtime frames name it.
+const thisPackage = "github.com/affordances-go/affordances/site"
+
+// load runs the page's loader; a nil loader gives an empty state.
 func (p *Page) load(r *Request) (*State, error) {
 	if p.opts.Load == nil {
 		return &State{}, nil
@@ -123,4 +159,32 @@ func (p *Page) load(r *Request) (*State, error) {
 		st = &State{}
 	}
 	return st, err
+}
+
+// loadState runs the page's loader for a request and turns its error into
+// the failure every transport answers with: not_found for [ErrNotFound],
+// internal (logged with the route and path) for anything else.
+func (p *Page) loadState(r *Request) (*State, *Error) {
+	st, err := p.load(r)
+	if errors.Is(err, ErrNotFound) {
+		return nil, newError(protocol.CodeNotFound, "no such page")
+	}
+	if err != nil {
+		p.site.opts.Logger.ErrorContext(r.Context(), "affordances: page loader failed",
+			"route", p.route, "path", r.URL.Path, "err", err)
+		return nil, newInternalError()
+	}
+	return st, nil
+}
+
+// checkFault turns a fault recorded on the state by the site's own code
+// (a wrongly typed entity, a panicking guard) into an internal failure,
+// logged with the route.
+func (p *Page) checkFault(r *Request, st *State) *Error {
+	if err := st.fault(); err != nil {
+		p.site.opts.Logger.ErrorContext(r.Context(), "affordances: the site's code failed on the page state",
+			"route", p.route, "path", r.URL.Path, "err", err)
+		return newInternalError()
+	}
+	return nil
 }

@@ -4,21 +4,8 @@ import (
 	"errors"
 	"net/http"
 	"strings"
-)
 
-// AuthMode says how a request carried its credentials.
-type AuthMode string
-
-const (
-	// AuthAnonymous: the request carried no credentials the site reads.
-	AuthAnonymous AuthMode = "anonymous"
-	// AuthCookie: the request carried a cookie the site's session layer
-	// reads, a signed-in session or a guest's cart alike. Calls made this
-	// way must pass the Origin rule.
-	AuthCookie AuthMode = "cookie"
-	// AuthBearer: the request carried Authorization: Bearer with a token
-	// the site accepted.
-	AuthBearer AuthMode = "bearer"
+	"github.com/affordances-go/affordances/protocol"
 )
 
 // Caller is who made a request, as the site's [Authenticator] reports it.
@@ -27,8 +14,12 @@ type Caller struct {
 	// opaque and stable (a session or token id, a hash), never personal
 	// data such as an email address. Empty for anonymous callers.
 	ID string
-	// Mode is how the request authenticated.
-	Mode AuthMode
+	// Mode is how the request carried its credentials: protocol.AuthCookie
+	// for a cookie the site's session layer reads (a signed-in session or
+	// a guest's cart alike; such calls must pass the Origin rule),
+	// protocol.AuthBearer for an accepted Authorization: Bearer token, and
+	// empty for an anonymous request.
+	Mode protocol.AuthMode
 	// SignedIn reports whether the site authenticated a user, by session
 	// cookie or by bearer token. Actions exposed as session or confirm
 	// need it. A guest with only a cart cookie is AuthCookie but not
@@ -72,27 +63,25 @@ var ErrNotFound = errors.New("site: page not found")
 type defaultAuth struct{}
 
 func (defaultAuth) Authenticate(r *http.Request) (Caller, error) {
-	if _, ok := bearerToken(r); ok {
+	if _, ok := BearerToken(r); ok {
 		return Caller{}, ErrBadToken
 	}
 	if r.Header.Get("Cookie") != "" {
-		return Caller{Mode: AuthCookie}, nil
+		return Caller{Mode: protocol.AuthCookie}, nil
 	}
-	return Caller{Mode: AuthAnonymous}, nil
+	return Caller{}, nil
 }
 
-// bearerToken returns the token of an Authorization: Bearer header.
-func bearerToken(r *http.Request) (string, bool) {
+// BearerToken returns the token of the request's Authorization: Bearer
+// header (the scheme's name in any case), for authenticators. ok is false
+// when the request carries none.
+func BearerToken(r *http.Request) (token string, ok bool) {
 	h := r.Header.Get("Authorization")
 	if len(h) < 7 || !strings.EqualFold(h[:7], "bearer ") {
 		return "", false
 	}
 	return strings.TrimSpace(h[7:]), true
 }
-
-// BearerToken returns the token of the request's Authorization: Bearer
-// header, for authenticators. ok is false when there is none.
-func BearerToken(r *http.Request) (token string, ok bool) { return bearerToken(r) }
 
 // Request is what loaders, guards, visibility predicates and actions get:
 // the HTTP request, with ?affordances=1 already removed from its URL, and

@@ -27,7 +27,7 @@ func writeDocument(w http.ResponseWriter, r *http.Request, status int, body []by
 func writeDelta(w http.ResponseWriter, r *http.Request, status int, d protocol.Delta) {
 	b, err := json.Marshal(d)
 	if err != nil { // a delta of plain values always encodes; keep a fallback anyway
-		b = []byte(`{"ok":false,"error":{"code":"internal","message":"the server could not complete the request"}}`)
+		b = []byte(`{"ok":false,"error":{"code":"internal","message":"` + internalMessage + `"}}`)
 		status = http.StatusInternalServerError
 	}
 	writeDocument(w, r, status, b)

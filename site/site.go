@@ -76,52 +76,23 @@ type Options struct {
 // Register pages and actions first, then serve: the first request freezes
 // the site, and registering after that panics.
 type Site struct {
-	opts         Options
-	auth         Authenticator
-	log          *slog.Logger
-	notFound     http.Handler
-	signInReason string
-	tokenLimit   int
+	opts    Options  // with every default applied, by New
+	origins []string // Options.Origins, normalised
 
 	pages   []*Page
 	check   *http.ServeMux // validates patterns as pages are registered
 	started atomic.Bool
 	own     *handler // the site's own handler, with no wrapped app
 
-	warned sync.Map // route -> struct{}: graphs already reported as too large
-
-	audit         *slog.Logger
-	origins       []string // normalised
-	maxBody       int64
-	limiter       ratelimit.Limiter
-	defaultLimit  ratelimit.Limit
+	warned        sync.Map // route -> struct{}: graphs already reported as too large
 	limiterFaults atomic.Int64
-	confirmView   *template.Template
 }
 
-// New returns an empty site.
+// New returns an empty site. It applies the defaults of [Options] once,
+// and panics on an option that cannot work (an origin that is not one, an
+// invalid default limit), like the other registration errors.
 func New(opts Options) *Site {
-	s := &Site{opts: opts, auth: opts.Auth, log: opts.Logger, notFound: opts.NotFound,
-		signInReason: opts.SignInReason, tokenLimit: opts.GraphTokenLimit, check: http.NewServeMux()}
-	if s.auth == nil {
-		s.auth = defaultAuth{}
-	}
-	if s.log == nil {
-		s.log = slog.Default()
-	}
-	if s.notFound == nil {
-		s.notFound = http.NotFoundHandler()
-	}
-	if s.signInReason == "" {
-		s.signInReason = "sign in first"
-	}
-	if s.tokenLimit <= 0 {
-		s.tokenLimit = 2000
-	}
-	s.audit = opts.AuditLogger
-	if s.audit == nil {
-		s.audit = s.log
-	}
+	s := &Site{opts: withDefaults(opts), check: http.NewServeMux()}
 	for _, o := range opts.Origins {
 		n, ok := normalizeOrigin(o)
 		if !ok {
@@ -129,27 +100,51 @@ func New(opts Options) *Site {
 		}
 		s.origins = append(s.origins, n)
 	}
-	s.maxBody = opts.MaxBodyBytes
-	if s.maxBody <= 0 {
-		s.maxBody = 1 << 20
-	}
-	s.limiter = opts.Limiter
-	if s.limiter == nil {
-		s.limiter = ratelimit.NewMemory(nil)
-	}
-	s.defaultLimit = opts.DefaultLimit
-	if s.defaultLimit == (ratelimit.Limit{}) {
-		s.defaultLimit = ratelimit.PerMinute(120, 30)
-	}
-	if err := s.defaultLimit.Valid(); err != nil {
+	if err := s.opts.DefaultLimit.Valid(); err != nil {
 		panic("site: Options.DefaultLimit: " + err.Error())
-	}
-	s.confirmView = opts.ConfirmView
-	if s.confirmView == nil {
-		s.confirmView = defaultConfirmView
 	}
 	s.own = &handler{site: s}
 	return s
+}
+
+// withDefaults fills in every option left at its zero value.
+func withDefaults(o Options) Options {
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.AuditLogger == nil {
+		o.AuditLogger = o.Logger
+	}
+	if o.NotFound == nil {
+		o.NotFound = http.NotFoundHandler()
+	}
+	if o.SignInReason == "" {
+		o.SignInReason = "sign in first"
+	}
+	if o.GraphTokenLimit <= 0 {
+		o.GraphTokenLimit = 2000
+	}
+	if o.MaxBodyBytes <= 0 {
+		o.MaxBodyBytes = 1 << 20
+	}
+	if o.Limiter == nil {
+		o.Limiter = ratelimit.NewMemory(nil)
+	}
+	if o.DefaultLimit == (ratelimit.Limit{}) {
+		o.DefaultLimit = ratelimit.PerMinute(120, 30)
+	}
+	if o.ConfirmView == nil {
+		o.ConfirmView = defaultConfirmView
+	}
+	return o
+}
+
+// authenticator returns the site's Authenticator, or the default one.
+func (s *Site) authenticator() Authenticator {
+	if s.opts.Auth == nil {
+		return defaultAuth{}
+	}
+	return s.opts.Auth
 }
 
 // LimiterFaults returns how many calls the limiter failed to decide on
@@ -209,14 +204,14 @@ func (h *handler) build() {
 // the application (or the site's 404) to everyone else.
 func (h *handler) unmatched(w http.ResponseWriter, r *http.Request) {
 	if wantsGraph(r) || (r.Method == http.MethodPost && postIsCall(r)) {
-		writeDelta(w, r, http.StatusNotFound, protocol.Fail(protocol.CodeNotFound, "no Affordances graph at this path"))
+		writeFailure(w, r, newError(protocol.CodeNotFound, "no Affordances graph at this path"))
 		return
 	}
 	if h.next != nil {
 		h.next.ServeHTTP(w, r)
 		return
 	}
-	h.site.notFound.ServeHTTP(w, r)
+	h.site.opts.NotFound.ServeHTTP(w, r)
 }
 
 // pageHandler serves one page.
@@ -253,7 +248,7 @@ func (ph *pageHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		case isForm(r):
 			p.site.serveFormCall(w, r, p)
 		case wantsGraph(r):
-			writeDelta(w, r, http.StatusBadRequest, protocol.Fail(protocol.CodeInvalidInput,
+			writeFailure(w, r, newError(protocol.CodeInvalidInput,
 				"a call must be sent with Content-Type: "+protocol.MediaType))
 		default:
 			http.Error(w, "unsupported Content-Type: post an HTML form or an Affordances call", http.StatusUnsupportedMediaType)
@@ -270,32 +265,32 @@ func advertise(h http.Header) {
 	h.Set("Link", `<?affordances=1>; rel="affordances"`)
 }
 
-// request authenticates r and returns the Request loaders and actions see.
-// A request that carries a bearer token is authenticated by it alone: a
-// rejected token is an error, never a fall back to the cookie.
-func (s *Site) request(r *http.Request) (*Request, error) {
-	c, err := s.auth.Authenticate(r)
-	if err != nil {
-		return nil, err
+// authenticate finds the caller of a request and returns the Request that
+// loaders and actions see. A request that carries a bearer token is
+// authenticated by it alone: a rejected token is unauthorized (401), never
+// a fall back to the cookie. Any other failure of the Authenticator is
+// internal and logged.
+func (s *Site) authenticate(hr *http.Request) (*Request, *Error) {
+	c, err := s.authenticator().Authenticate(hr)
+	if err == nil {
+		if _, bearer := BearerToken(hr); bearer && c.Mode != protocol.AuthBearer {
+			err = ErrBadToken
+		}
 	}
-	if _, bearer := bearerToken(r); bearer && c.Mode != AuthBearer {
-		return nil, ErrBadToken
+	switch {
+	case err == nil:
+		return &Request{Request: withoutAffordancesQuery(hr), Caller: c}, nil
+	case errors.Is(err, ErrBadToken):
+		return nil, newBadTokenError()
+	default:
+		s.opts.Logger.ErrorContext(hr.Context(), "affordances: authenticator failed", "path", hr.URL.Path, "err", err)
+		return nil, newInternalError()
 	}
-	if c.Mode == "" {
-		c.Mode = AuthAnonymous
-	}
-	return &Request{Request: withoutAffordancesQuery(r), Caller: c}, nil
 }
 
-// authFailure answers an agent whose credentials the site could not accept.
-func (s *Site) authFailure(w http.ResponseWriter, r *http.Request, err error) {
-	if errors.Is(err, ErrBadToken) {
-		w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token"`)
-		writeDelta(w, r, http.StatusUnauthorized, protocol.Fail(protocol.CodeUnauthorized, "the bearer token was not accepted"))
-		return
-	}
-	s.log.ErrorContext(r.Context(), "affordances: authenticator failed", "path", r.URL.Path, "err", err)
-	writeDelta(w, r, http.StatusInternalServerError, internalDelta)
+// writeFailure answers an agent's request that failed with a delta, with
+// the headers the failure needs.
+func writeFailure(w http.ResponseWriter, r *http.Request, e *Error) {
+	e.setHeaders(w.Header())
+	writeDelta(w, r, e.Status(), e.delta())
 }
-
-var internalDelta = protocol.Fail(protocol.CodeInternal, "the server could not complete the request")

@@ -1,0 +1,169 @@
+package site
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/affordances-go/affordances/protocol"
+)
+
+// Error is a failure that answers with one of the protocol's error codes.
+// Every step of the call pipeline stops a call with one, and an action's
+// handler returns one to decline on its own terms:
+//
+//   - [Unavailable]: the action cannot run now (sold out in the meantime,
+//     payment declined); 409 unavailable with the message.
+//   - [NotFound]: the thing the input names does not exist (no such
+//     token); 404 not_found with the message.
+//   - [Invalid]: one field of the input is wrong in a way the schema could
+//     not say (only 3 left); 400 invalid_input with an issue on the field.
+//     Join several with errors.Join to report every field at once.
+//
+// Any other error a handler returns, and any panic, answers 500 internal
+// with a generic message; the details go to the site's log only.
+//
+// A handler that returns an Error must not have changed anything.
+type Error struct {
+	code       protocol.ErrorCode
+	message    string
+	issues     []protocol.Issue
+	status     int  // set only where the code's usual status does not fit
+	retryAfter int  // seconds, for rate_limited
+	badToken   bool // a rejected bearer token, answered with WWW-Authenticate
+}
+
+// Error returns the message, prefixed with the code.
+func (e *Error) Error() string { return string(e.code) + ": " + e.message }
+
+// Code returns the protocol error code the call answers with.
+func (e *Error) Code() protocol.ErrorCode { return e.code }
+
+// Message returns the sentence shown to the caller.
+func (e *Error) Message() string { return e.message }
+
+// Issues returns the input issues of an invalid_input error.
+func (e *Error) Issues() []protocol.Issue { return e.issues }
+
+// Status returns the HTTP status of the answer: the code's own status
+// ([protocol.ErrorCode.Status]), except for the two cases the product
+// decisions set apart: 403 for a cookie call without a matching Origin and
+// 413 for a body over the size limit.
+func (e *Error) Status() int {
+	if e.status != 0 {
+		return e.status
+	}
+	return e.code.Status()
+}
+
+// protocolError returns the error object of the delta.
+func (e *Error) protocolError() *protocol.Error {
+	return &protocol.Error{Code: e.code, Message: e.message, Issues: e.issues}
+}
+
+// delta returns the delta that answers the failure.
+func (e *Error) delta() protocol.Delta { return protocol.Delta{Error: e.protocolError()} }
+
+// setHeaders sets the headers the failure needs: Retry-After on a
+// rate-limited answer, WWW-Authenticate on a rejected bearer token.
+func (e *Error) setHeaders(h http.Header) {
+	if e.retryAfter > 0 {
+		h.Set("Retry-After", strconv.Itoa(e.retryAfter))
+	}
+	if e.badToken {
+		h.Set("WWW-Authenticate", `Bearer error="invalid_token"`)
+	}
+}
+
+// newBadTokenError is the failure of a bearer token the site rejected.
+func newBadTokenError() *Error {
+	e := newError(protocol.CodeUnauthorized, "the bearer token was not accepted")
+	e.badToken = true
+	return e
+}
+
+// newError returns a failure with the code's usual status.
+func newError(code protocol.ErrorCode, msg string, issues ...protocol.Issue) *Error {
+	return &Error{code: code, message: msg, issues: issues}
+}
+
+// withStatus overrides the status of the code, where decisions.md says so.
+func (e *Error) withStatus(status int) *Error {
+	e.status = status
+	return e
+}
+
+// internalMessage is the one message of every internal failure: generic,
+// so that nothing of the server's insides reaches a caller.
+const internalMessage = "the server could not complete the request"
+
+// newInternalError returns the failure of anything unexpected. The caller
+// logs the details.
+func newInternalError() *Error { return newError(protocol.CodeInternal, internalMessage) }
+
+// Unavailable returns the error with which an action declines to run on
+// its own terms: the call answers unavailable (409) with the message,
+// which is shown to the user.
+func Unavailable(format string, args ...any) error {
+	return newError(protocol.CodeUnavailable, fmt.Sprintf(format, args...))
+}
+
+// NotFound returns the error of an action asked about something that does
+// not exist, such as a token id that names no token of the caller: the
+// call answers not_found (404) with the message.
+func NotFound(format string, args ...any) error {
+	return newError(protocol.CodeNotFound, fmt.Sprintf(format, args...))
+}
+
+// Invalid returns the error of an input the schema accepted but the action
+// cannot: the call answers invalid_input (400) with one issue whose path
+// is a JSON Pointer into the input, such as "/qty" (a path without the
+// leading slash gets one). Several Invalid errors joined with errors.Join
+// answer one invalid_input listing every issue.
+func Invalid(path, message string) error {
+	if path != "" && !strings.HasPrefix(path, "/") {
+		path = "/" + path
+	}
+	return newError(protocol.CodeInvalidInput, "the input was not accepted",
+		protocol.Issue{Path: path, Message: message, Keyword: "action"})
+}
+
+// handlerError returns the failure a handler's error answers with: its own
+// *Error when it returned one a handler may return (joined invalid_input
+// errors become one), nil for anything else, which is internal.
+func handlerError(err error) *Error {
+	var e *Error
+	if !errors.As(err, &e) {
+		return nil
+	}
+	switch e.code {
+	case protocol.CodeUnavailable, protocol.CodeNotFound:
+		return e
+	case protocol.CodeInvalidInput:
+		var issues []protocol.Issue
+		collectIssues(err, &issues)
+		return newError(protocol.CodeInvalidInput, e.message, issues...)
+	}
+	return nil
+}
+
+// collectIssues gathers the issues of every invalid_input *Error in err's
+// tree, in order.
+func collectIssues(err error, out *[]protocol.Issue) {
+	if e, ok := err.(*Error); ok && e.code == protocol.CodeInvalidInput {
+		*out = append(*out, e.issues...)
+		return
+	}
+	switch u := err.(type) {
+	case interface{ Unwrap() []error }:
+		for _, x := range u.Unwrap() {
+			collectIssues(x, out)
+		}
+	case interface{ Unwrap() error }:
+		if x := u.Unwrap(); x != nil {
+			collectIssues(x, out)
+		}
+	}
+}
