@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 
+	"github.com/affordances-go/affordances/protocol"
 	"github.com/affordances-go/affordances/site"
 )
 
@@ -49,7 +50,7 @@ func (a *App) authenticate(r *http.Request) (site.Caller, error) {
 		if err != nil {
 			return site.Caller{}, err
 		}
-		return site.Caller{ID: "tok:" + itoa(id), Mode: site.AuthBearer, SignedIn: true, User: &shopper{User: u}}, nil
+		return site.Caller{ID: "tok:" + itoa(id), Mode: protocol.AuthBearer, SignedIn: true, User: &shopper{User: u}}, nil
 	}
 	sh := &shopper{}
 	cookie := false
@@ -63,7 +64,7 @@ func (a *App) authenticate(r *http.Request) (site.Caller, error) {
 		switch {
 		case err == nil:
 			sh.User, sh.Session = u, c.Value
-			return site.Caller{ID: "sess:" + hashSecret(c.Value)[:16], Mode: site.AuthCookie, SignedIn: true, User: sh}, nil
+			return site.Caller{ID: "sess:" + hashSecret(c.Value)[:16], Mode: protocol.AuthCookie, SignedIn: true, User: sh}, nil
 		case !errors.Is(err, ErrNotFound):
 			return site.Caller{}, err
 		}
@@ -73,7 +74,7 @@ func (a *App) authenticate(r *http.Request) (site.Caller, error) {
 		if sh.GuestHash != "" {
 			id = "guest:" + sh.GuestHash[:16]
 		}
-		return site.Caller{ID: id, Mode: site.AuthCookie, User: sh}, nil
+		return site.Caller{ID: id, Mode: protocol.AuthCookie, User: sh}, nil
 	}
-	return site.Caller{Mode: site.AuthAnonymous, User: sh}, nil
+	return site.Caller{User: sh}, nil
 }

@@ -1,0 +1,158 @@
+package shop
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/affordances-go/affordances/protocol"
+	"github.com/affordances-go/affordances/site"
+	"github.com/affordances-go/affordances/site/ratelimit"
+)
+
+// SignIn is the input of signIn.
+type SignIn struct {
+	Email    string `json:"email" description:"Email" format:"email" maxLength:"254"`
+	Password string `json:"password" description:"Password" minLength:"1" maxLength:"200"`
+}
+
+func (a *App) loginPage() {
+	p := a.site.Page("/login", site.PageOptions{
+		Description: "Sign in with an email and a password",
+		View:        page("login.html"),
+		Load: a.loader(func(r *site.Request, st *site.State) error {
+			demoKey.Set(st, map[string]string{"email": DemoEmail, "password": DemoPassword})
+			st.MD = "# Sign in\n\nThe demo account is " + DemoEmail + " with the password " + DemoPassword + ".\n"
+			return nil
+		}),
+	})
+	limit := ratelimit.Limit{Rate: 10, Per: time.Minute, Burst: 5}
+	site.Handle(p, site.Action{
+		Name: "signIn", Description: "Sign in; a guest cart is merged into the account's cart",
+		Expose: protocol.ExposePublic, Limit: &limit,
+	}, a.signIn)
+}
+
+func (a *App) signIn(r *site.Request, in SignIn) (site.Done, error) {
+	ctx := r.Context()
+	u, err := a.store.Authenticate(ctx, in.Email, in.Password)
+	if errors.Is(err, ErrBadCredentials) {
+		return site.Done{}, site.Unavailable("wrong email or password")
+	}
+	if err != nil {
+		return site.Done{}, err
+	}
+	sess, err := a.store.CreateSession(ctx, u.ID)
+	if err != nil {
+		return site.Done{}, err
+	}
+	sh := shopperOf(r)
+	if err := a.store.MergeGuestCart(ctx, sh.GuestHash, u.ID); err != nil {
+		return site.Done{}, err
+	}
+	r.SetCookie(&http.Cookie{Name: sessionCookie, Value: sess, Path: "/", HttpOnly: true, Secure: r.TLS != nil,
+		SameSite: http.SameSiteLaxMode, MaxAge: int(SessionTTL.Seconds())})
+	if sh.GuestHash != "" {
+		r.SetCookie(&http.Cookie{Name: guestCookie, Value: "", Path: "/", MaxAge: -1})
+	}
+	r.Caller = site.Caller{ID: "sess:" + hashSecret(sess)[:16], Mode: protocol.AuthCookie, SignedIn: true,
+		User: &shopper{User: u, Session: sess}}
+	return site.Done{Message: "Signed in as " + u.Name + ".", Redirect: "/account"}, nil
+}
+
+// CreateToken is the input of createToken.
+type CreateToken struct {
+	Label string `json:"label,omitempty" description:"a name to recognise the token by" maxLength:"40"`
+}
+
+// NewToken is createToken's output: the token, shown only this once.
+type NewToken struct {
+	Token string `json:"token"`
+}
+
+// RevokeToken is the input of revokeToken.
+type RevokeToken struct {
+	ID int64 `json:"id" description:"the id of the token to revoke" minimum:"1"`
+}
+
+func (a *App) accountPage() {
+	p := a.site.Page("/account", site.PageOptions{
+		Description: "The signed-in shopper's account and API tokens",
+		View:        page("account.html"),
+		Load:        a.loader(a.loadAccount),
+	})
+	site.Handle(p, site.Action{Name: "signOut", Description: "Sign out of this session", Expose: protocol.ExposeSession},
+		func(r *site.Request, in struct{}) (site.Done, error) {
+			sh := shopperOf(r)
+			if sh.Session != "" {
+				if err := a.store.DeleteSession(r.Context(), sh.Session); err != nil {
+					return site.Done{}, err
+				}
+				r.SetCookie(&http.Cookie{Name: sessionCookie, Value: "", Path: "/", MaxAge: -1})
+			}
+			r.Caller = site.Caller{User: &shopper{}}
+			return site.Done{Message: "Signed out.", Redirect: "/"}, nil
+		})
+	site.Handle(p, site.Action{Name: "createToken", Description: "Create an API token for agents; it is shown only once",
+		Expose: protocol.ExposeSession, Effects: []string{"tokens"}}, a.createToken)
+	site.Handle(p, site.Action{Name: "revokeToken", Description: "Revoke an API token", Expose: protocol.ExposeSession, Effects: []string{"tokens"}},
+		func(r *site.Request, in RevokeToken) (site.Done, error) {
+			err := a.store.RevokeToken(r.Context(), shopperOf(r).User.ID, in.ID)
+			if errors.Is(err, ErrNotFound) {
+				return site.Done{}, site.NotFound("you have no token %d", in.ID)
+			}
+			if err != nil {
+				return site.Done{}, err
+			}
+			return site.Done{Message: fmt.Sprintf("Token %d revoked.", in.ID)}, nil
+		})
+}
+
+func (a *App) loadAccount(r *site.Request, st *site.State) error {
+	sh := shopperOf(r)
+	if sh.User == nil {
+		st.MD = "# Account\n\nSign in first.\n"
+		st.Nav = []protocol.Nav{{To: "/login", Label: "Sign in"}}
+		return nil
+	}
+	tokens, err := a.store.Tokens(r.Context(), sh.User.ID)
+	if err != nil {
+		return err
+	}
+	profileKey.Set(st, sh.User)
+	tokensKey.Set(st, tokens)
+	if sh.Session != "" && r.Method == http.MethodGet {
+		// A token created from a form is shown on the next view of this
+		// page, once.
+		flash, err := a.store.PopFlash(r.Context(), sh.Session)
+		if err != nil {
+			return err
+		}
+		if flash != "" {
+			newTokenKey.Set(st, flash)
+		}
+	}
+	st.Nav = []protocol.Nav{{To: "/orders", Label: "Orders"}}
+	st.MD = fmt.Sprintf("# Account\n\nSigned in as %s. %d API tokens.\n", sh.User.Name, len(tokens))
+	return nil
+}
+
+func (a *App) createToken(r *site.Request, in CreateToken) (site.Result[NewToken], error) {
+	sh := shopperOf(r)
+	label := strings.TrimSpace(in.Label)
+	if label == "" {
+		label = "token " + time.Now().UTC().Format("2006-01-02 15:04")
+	}
+	tok, err := a.store.CreateToken(r.Context(), sh.User.ID, label)
+	if err != nil {
+		return site.Result[NewToken]{}, err
+	}
+	if sh.Session != "" {
+		if err := a.store.SetFlash(r.Context(), sh.Session, tok); err != nil {
+			return site.Result[NewToken]{}, err
+		}
+	}
+	return site.Result[NewToken]{Output: NewToken{Token: tok}, Message: "Token created. Copy it now: it is shown only once."}, nil
+}

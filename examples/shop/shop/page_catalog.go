@@ -1,0 +1,73 @@
+package shop
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/affordances-go/affordances/protocol"
+	"github.com/affordances-go/affordances/site"
+)
+
+// Catalog is the product list of one catalog page.
+type Catalog struct {
+	Query    string           `json:"query,omitempty"`
+	Count    int              `json:"count"`
+	Page     int              `json:"page"`
+	Pages    int              `json:"pages"`
+	Products []ProductSummary `json:"products"`
+}
+
+func (a *App) catalogPage() {
+	a.site.Page("/", site.PageOptions{
+		Description: "The catalog: every product, with search (?q=) and pages (?page=)",
+		View:        page("catalog.html"),
+		Load:        a.loader(a.loadCatalog),
+	})
+}
+
+func (a *App) loadCatalog(r *site.Request, st *site.State) error {
+	q := strings.TrimSpace(r.URL.Query().Get("q"))
+	n, _ := strconv.Atoi(r.URL.Query().Get("page"))
+	n = max(n, 1)
+	products, count, err := a.store.Catalog(r.Context(), q, (n-1)*PageSize, PageSize)
+	if err != nil {
+		return err
+	}
+	pages := max(1, int(math.Ceil(float64(count)/PageSize)))
+	catalogKey.Set(st, Catalog{Query: q, Count: count, Page: n, Pages: pages, Products: products})
+	for _, p := range products {
+		st.Nav = append(st.Nav, protocol.Nav{To: "/products/" + p.Slug, Label: p.Name})
+	}
+	link := func(page int) string {
+		v := []string{}
+		if q != "" {
+			v = append(v, "q="+urlQuery(q))
+		}
+		v = append(v, "page="+strconv.Itoa(page))
+		return "/?" + strings.Join(v, "&")
+	}
+	if n < pages {
+		st.Nav = append(st.Nav, protocol.Nav{To: link(n + 1), Label: "Next page", When: fmt.Sprintf("to see products %d to %d", n*PageSize+1, min(count, (n+1)*PageSize))})
+	}
+	if n > 1 {
+		st.Nav = append(st.Nav, protocol.Nav{To: link(n - 1), Label: "Previous page"})
+	}
+	st.Nav = append(st.Nav, protocol.Nav{To: "/cart", Label: "Cart"})
+	var md strings.Builder
+	fmt.Fprintf(&md, "# Catalog\n\n")
+	if q != "" {
+		fmt.Fprintf(&md, "Search: %q. ", q)
+	}
+	fmt.Fprintf(&md, "%d products, page %d of %d.\n\n", count, n, pages)
+	for _, p := range products {
+		stock := ""
+		if !p.InStock {
+			stock = " (sold out)"
+		}
+		fmt.Fprintf(&md, "- [%s](/products/%s): %s%s\n", p.Name, p.Slug, p.Price, stock)
+	}
+	st.MD = md.String()
+	return nil
+}

@@ -1,0 +1,100 @@
+package shop
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/affordances-go/affordances/protocol"
+	"github.com/affordances-go/affordances/site"
+)
+
+// ProductMD is the short Markdown rendering of a product page: what it
+// is, its price, and which sizes can be bought. The stock of each size is
+// in the product entity.
+func ProductMD(prod *Product) string {
+	var in, out []string
+	for _, v := range prod.Variants {
+		if v.Stock > 0 {
+			in = append(in, v.Colour+" "+v.Size)
+		} else {
+			out = append(out, v.Colour+" "+v.Size)
+		}
+	}
+	var md strings.Builder
+	fmt.Fprintf(&md, "# %s\n\n%s. %s\n\nIn stock: %s.", prod.Name, prod.Price, prod.Description, strings.Join(in, ", "))
+	if len(out) > 0 {
+		fmt.Fprintf(&md, " Sold out: %s.", strings.Join(out, ", "))
+	}
+	return md.String() + "\n"
+}
+
+// AddToCart is the input of addToCart.
+type AddToCart struct {
+	SKU string `json:"sku" description:"the SKU of the colour and size to add, such as TEE-BLK-M" pattern:"^[A-Z0-9-]{3,40}$"`
+	Qty int    `json:"qty,omitempty" description:"how many (default 1)" minimum:"1" maximum:"10" default:"1"`
+}
+
+// Guard checks that the SKU is a size of this product and in stock.
+func (in AddToCart) Guard(r *site.Request, st *site.State) (bool, string) {
+	p := productKey.Get(st)
+	v := p.Variant(in.SKU)
+	switch {
+	case v == nil:
+		return false, fmt.Sprintf("%s is not a size of %s", in.SKU, p.Name)
+	case v.Stock == 0:
+		return false, fmt.Sprintf("%s (%s, %s) is out of stock", p.Name, v.Colour, v.Size)
+	}
+	return true, ""
+}
+
+func (a *App) productPage() {
+	p := a.site.Page("/products/{slug}", site.PageOptions{
+		Description: "One product: its colours and sizes, each with its own stock",
+		View:        page("product.html"),
+		Load:        a.loader(a.loadProduct),
+	})
+	site.Handle(p, site.Action{
+		Name:        "addToCart",
+		Description: "Put one colour and size of this product in the cart",
+		Expose:      protocol.ExposePublic,
+		Effects:     []string{"cart"},
+		Guard: site.Guard{Text: "the size is in stock", Check: func(r *site.Request, st *site.State) (bool, string) {
+			return productKey.Get(st).InStock(), "sold out in every size"
+		}},
+	}, a.addToCart)
+}
+
+func (a *App) loadProduct(r *site.Request, st *site.State) error {
+	prod, err := a.store.Product(r.Context(), r.PathValue("slug"))
+	if errors.Is(err, ErrNotFound) {
+		return site.ErrNotFound
+	}
+	if err != nil {
+		return err
+	}
+	productKey.Set(st, prod)
+	st.Nav = []protocol.Nav{{To: "/", Label: "Catalog"}, {To: "/cart", Label: "Cart"}, {To: "/checkout", Label: "Checkout", When: "the cart is not empty"}}
+	st.MD = ProductMD(prod)
+	return nil
+}
+
+func (a *App) addToCart(r *site.Request, in AddToCart) (site.Result[CartLine], error) {
+	sh := shopperOf(r)
+	if sh.User == nil && sh.GuestHash == "" {
+		// A guest's first item: the cart is tied to a new cookie.
+		plain, hash := secret("g_")
+		r.SetCookie(&http.Cookie{Name: guestCookie, Value: plain, Path: "/", HttpOnly: true, Secure: r.TLS != nil,
+			SameSite: http.SameSiteLaxMode, MaxAge: int((30 * 24 * time.Hour).Seconds())})
+		sh = &shopper{GuestHash: hash}
+		r.Caller = site.Caller{ID: "guest:" + hash[:16], Mode: protocol.AuthCookie, User: sh}
+	}
+	line, err := a.store.AddToCart(r.Context(), sh.owner(), in.SKU, max(in.Qty, 1))
+	if err != nil {
+		return site.Result[CartLine]{}, declined(err)
+	}
+	return site.Result[CartLine]{Output: line,
+		Message: fmt.Sprintf("Added %d × %s (%s, %s) to your cart.", max(in.Qty, 1), line.Product, line.Colour, line.Size)}, nil
+}
