@@ -24,8 +24,10 @@ type Field struct {
 }
 
 // StructFields lists the JSON properties of struct type t in the order
-// encoding/json writes them, following embedded structs. A name declared at
-// a shallower depth hides the same name deeper down, as in encoding/json.
+// encoding/json writes them, following embedded structs. Names conflict as
+// in encoding/json: the shallowest field of a name wins; of several at that
+// depth, the one with a json tag wins; if that leaves more than one (or
+// none), the name is dropped altogether, and hides the deeper fields too.
 func StructFields(t reflect.Type) ([]Field, error) {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
@@ -33,12 +35,7 @@ func StructFields(t reflect.Type) ([]Field, error) {
 	if t.Kind() != reflect.Struct {
 		return nil, fmt.Errorf("schema: %s is not a struct", t)
 	}
-	type entry struct {
-		f     Field
-		depth int
-	}
-	var out []entry
-	seen := map[string]int{} // name -> index in out
+	var all []candidate
 	var walk func(t reflect.Type, index []int, depth int) error
 	walk = func(t reflect.Type, index []int, depth int) error {
 		for i := 0; i < t.NumField(); i++ {
@@ -63,7 +60,8 @@ func StructFields(t reflect.Type) ([]Field, error) {
 			if !sf.IsExported() {
 				continue
 			}
-			if name == "" {
+			tagged := name != ""
+			if !tagged {
 				name = sf.Name
 			}
 			f := Field{Name: name, Go: sf, Owner: t}
@@ -80,26 +78,66 @@ func StructFields(t reflect.Type) ([]Field, error) {
 					return fmt.Errorf("schema: %s.%s: required tag must be true or false, not %q", t, sf.Name, r)
 				}
 			}
-			if j, ok := seen[name]; ok {
-				if out[j].depth <= depth {
-					continue
-				}
-				out[j] = entry{f, depth}
-				continue
-			}
-			seen[name] = len(out)
-			out = append(out, entry{f, depth})
+			all = append(all, candidate{f, depth, tagged})
 		}
 		return nil
 	}
 	if err := walk(t, nil, 0); err != nil {
 		return nil, err
 	}
-	fs := make([]Field, len(out))
-	for i, e := range out {
-		fs[i] = e.f
+	// Group the candidates by name, in the order of their first field, and
+	// keep the one encoding/json keeps.
+	var names []string
+	byName := map[string][]candidate{}
+	for _, e := range all {
+		if _, ok := byName[e.f.Name]; !ok {
+			names = append(names, e.f.Name)
+		}
+		byName[e.f.Name] = append(byName[e.f.Name], e)
+	}
+	var fs []Field
+	for _, name := range names {
+		if f, ok := dominant(byName[name]); ok {
+			fs = append(fs, f.f)
+		}
 	}
 	return fs, nil
+}
+
+// candidate is one field that may give a JSON property its value.
+type candidate struct {
+	f      Field
+	depth  int
+	tagged bool // the json tag names the property
+}
+
+// dominant picks the field encoding/json uses among the fields of one
+// name: the only one at the shallowest depth, or the only tagged one
+// there. ok is false when encoding/json drops the name.
+func dominant(cs []candidate) (c candidate, ok bool) {
+	minDepth := cs[0].depth
+	for _, x := range cs {
+		minDepth = min(minDepth, x.depth)
+	}
+	var top []candidate
+	for _, x := range cs {
+		if x.depth == minDepth {
+			top = append(top, x)
+		}
+	}
+	if len(top) == 1 {
+		return top[0], true
+	}
+	var tagged []candidate
+	for _, x := range top {
+		if x.tagged {
+			tagged = append(tagged, x)
+		}
+	}
+	if len(tagged) == 1 {
+		return tagged[0], true
+	}
+	return candidate{}, false
 }
 
 func hasOpt(opts, want string) bool {

@@ -57,11 +57,6 @@ func Infer(t reflect.Type, opts *Options) (*Schema, error) {
 	return in.infer(t)
 }
 
-// For is [Infer] for the type argument T.
-func For[T any](opts *Options) (*Schema, error) {
-	return Infer(reflect.TypeFor[T](), opts)
-}
-
 type inferrer struct {
 	opts  *Options
 	stack map[reflect.Type]bool

@@ -3,6 +3,7 @@ package schema_test
 import (
 	"encoding/json"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -39,7 +40,7 @@ type everything struct {
 }
 
 func TestInfer_ReadsEveryTagAndFollowsEncodingJSON(t *testing.T) {
-	s, err := schema.For[everything](&schema.Options{Strict: true})
+	s, err := schema.Infer(reflect.TypeFor[everything](), &schema.Options{Strict: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,5 +120,51 @@ func TestSchema_RoundTripsThroughJSON(t *testing.T) {
 	out, _ := json.Marshal(&s)
 	if string(out) != in {
 		t.Errorf("round trip:\n%s\n%s", out, in)
+	}
+}
+
+// The fields of one JSON name are resolved as encoding/json resolves them,
+// so that the schema describes exactly what the decoder fills.
+func TestStructFields_ConflictsFollowEncodingJSON(t *testing.T) {
+	type A struct{ X, Y, Z int }
+	type B struct {
+		X int
+		Y int `json:"Y"`
+		Z int
+	}
+	type Deep struct{ W int }
+	type C struct {
+		A
+		B
+		Deep
+		W int `json:"-"` // skipped: does not hide Deep.W
+	}
+	fs, err := schema.StructFields(reflect.TypeFor[C]())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range fs {
+		got = append(got, f.Name)
+	}
+	// X and Z: two untagged fields at one depth, dropped. Y: B's tagged
+	// field wins. W: only Deep's.
+	for _, name := range []string{"Y", "W"} {
+		if !slices.Contains(got, name) {
+			t.Errorf("%s missing from %v", name, got)
+		}
+	}
+	for _, name := range []string{"X", "Z"} {
+		if slices.Contains(got, name) {
+			t.Errorf("%s is ambiguous and must be dropped, as encoding/json does: %v", name, got)
+		}
+	}
+	// The decoder agrees.
+	var c C
+	if err := json.Unmarshal([]byte(`{"X":1,"Y":2,"Z":3,"W":4}`), &c); err != nil {
+		t.Fatal(err)
+	}
+	if c.A.X != 0 || c.B.X != 0 || c.B.Y != 2 || c.A.Y != 0 || c.Deep.W != 4 {
+		t.Errorf("encoding/json decoded %+v", c)
 	}
 }

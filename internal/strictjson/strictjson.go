@@ -30,12 +30,6 @@ type Object struct {
 	Raw    map[string][]byte
 }
 
-// Parse parses one JSON value, with nesting at most maxDepth deep.
-func Parse(data []byte, maxDepth int) (any, error) {
-	p := parser{data: data, maxDepth: maxDepth}
-	return p.document()
-}
-
 // ParseObject parses a document that must be a JSON object, keeping the
 // raw bytes of its members' values.
 func ParseObject(data []byte, maxDepth int) (*Object, error) {

@@ -93,7 +93,8 @@ func NewMemory(now func() time.Time) *Memory {
 // sweepEvery is how many calls pass between sweeps of expired keys.
 const sweepEvery = 4096
 
-// Allow implements [Limiter]. It never fails.
+// Allow implements [Limiter]. Its counters are in memory, so its only
+// error is an invalid limit.
 func (m *Memory) Allow(_ context.Context, key string, l Limit) (Decision, error) {
 	if err := l.Valid(); err != nil {
 		return Decision{}, err
