@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/affordances-go/affordances/protocol"
+	"github.com/affordances-go/affordances/site/sitetest"
 )
 
 // BenchmarkGraphGET compares a graph GET through the site with a
@@ -19,7 +20,7 @@ import (
 func BenchmarkGraphGET(b *testing.B) {
 	f := newFixture(b)
 	// The baseline's graph must be byte-for-byte the site's.
-	want := do(f.site, "GET", "/products/tee", "Accept", agent).Body.String()
+	want := f.c.Get("/products/tee", sitetest.Header("Accept", agent)).Body.String()
 	var g protocol.Graph
 	if err := json.Unmarshal([]byte(want), &g); err != nil {
 		b.Fatal(err)
@@ -47,7 +48,7 @@ func BenchmarkGraphGET(b *testing.B) {
 		h.Set("Content-Length", strconv.Itoa(len(body)))
 		w.Write(body)
 	})
-	if got := do(mux, "GET", "/products/tee").Body.String(); got != want {
+	if got := sitetest.New(b, mux).Get("/products/tee").Body.String(); got != want {
 		b.Fatalf("baseline differs from the site:\n%s\n%s", got, want)
 	}
 	for _, c := range []struct {

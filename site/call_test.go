@@ -1,7 +1,9 @@
 package site_test
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/url"
 	"strings"
@@ -11,6 +13,8 @@ import (
 	"github.com/affordances-go/affordances/internal/wiretest"
 	"github.com/affordances-go/affordances/protocol"
 	"github.com/affordances-go/affordances/site"
+	"github.com/affordances-go/affordances/site/ratelimit"
+	"github.com/affordances-go/affordances/site/sitetest"
 )
 
 var (
@@ -21,7 +25,7 @@ var (
 func TestErrorCodes_EachHasItsStatusAndGoldenDelta(t *testing.T) {
 	cases := []struct {
 		name   string
-		setup  func(sh *shop)
+		setup  func(sh *fixture)
 		body   string
 		header []string
 		status int
@@ -32,27 +36,33 @@ func TestErrorCodes_EachHasItsStatusAndGoldenDelta(t *testing.T) {
 		{"unauthorized-no-session", nil, `{"action":"placeOrder"}`, nil, 401, protocol.CodeUnauthorized},
 		{"unauthorized-bad-token", nil, `{"action":"addToCart","input":{"sku":"A"}}`, []string{"Authorization", "Bearer nope"}, 401, protocol.CodeUnauthorized},
 		{"unauthorized-origin", nil, `{"action":"addToCart","input":{"sku":"A"}}`, []string{"Cookie", "session=alice", "Origin", "http://evil.example"}, 403, protocol.CodeUnauthorized},
-		{"rate_limited", func(sh *shop) {
-			call(sh.site, "/p/tee", `{"action":"ping","input":{"sku":"A"}}`)
-			call(sh.site, "/p/tee", `{"action":"ping","input":{"sku":"A"}}`)
+		{"rate_limited", func(sh *fixture) {
+			sh.c.CallBody("/p/tee", `{"action":"ping","input":{"sku":"A"}}`)
+			sh.c.CallBody("/p/tee", `{"action":"ping","input":{"sku":"A"}}`)
 		}, `{"action":"ping","input":{"sku":"A"}}`, nil, 429, protocol.CodeRateLimited},
 		{"invalid_input", nil, `{"action":"addToCart","input":{"qty":11,"colour":"red"}}`, nil, 400, protocol.CodeInvalidInput},
 		{"invalid_input-not-json", nil, `{"action":`, nil, 400, protocol.CodeInvalidInput},
-		{"unavailable-guard", func(sh *shop) { sh.stock = 0 }, `{"action":"addToCart","input":{"sku":"A"}}`, nil, 409, protocol.CodeUnavailable},
+		{"unavailable-guard", func(sh *fixture) { sh.stock = 0 }, `{"action":"addToCart","input":{"sku":"A"}}`, nil, 409, protocol.CodeUnavailable},
 		{"unavailable-declined", nil, `{"action":"decline"}`, nil, 409, protocol.CodeUnavailable},
-		{"confirm_required", func(sh *shop) { sh.cart["A"] = 2 }, `{"action":"placeOrder"}`, bearer, 428, protocol.CodeConfirmRequired},
+		{"confirm_required", func(sh *fixture) { sh.cart["A"] = 2 }, `{"action":"placeOrder"}`, bearer, 428, protocol.CodeConfirmRequired},
 		{"internal-panic", nil, `{"action":"explode"}`, nil, 500, protocol.CodeInternal},
 		{"internal-error", nil, `{"action":"fail"}`, nil, 500, protocol.CodeInternal},
+		{"not_found-from-handler", nil, `{"action":"forget","input":{"sku":"NONE"}}`, nil, 404, protocol.CodeNotFound},
+		{"invalid_input-from-handler", nil, `{"action":"reserve","input":{"qty":5,"note":"x"}}`, nil, 400, protocol.CodeInvalidInput},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			sh := newShop(t)
+			sh := newFixture(t)
 			if c.setup != nil {
 				c.setup(sh)
 			}
-			w := call(sh.site, "/p/tee", c.body, c.header...)
-			if w.Code != c.status || code(t, w) != string(c.code) {
-				t.Fatalf("status %d code %s, want %d %s: %s", w.Code, code(t, w), c.status, c.code, w.Body)
+			path := "/p/tee"
+			if c.code == protocol.CodeInternal {
+				path = "/faults"
+			}
+			w := sh.c.CallBody(path, c.body, sitetest.Header(c.header...))
+			if w.Code != c.status || w.ErrorCode() != string(c.code) {
+				t.Fatalf("status %d code %s, want %d %s: %s", w.Code, w.ErrorCode(), c.status, c.code, w.Body)
 			}
 			if w.Header().Get("Content-Type") != protocol.MediaType || w.Header().Get("Cache-Control") != "private, no-store" {
 				t.Errorf("headers %v", w.Header())
@@ -67,27 +77,27 @@ func TestErrorCodes_EachHasItsStatusAndGoldenDelta(t *testing.T) {
 }
 
 func TestRateLimited_RetryAfterIsExact(t *testing.T) {
-	sh := newShop(t)
+	sh := newFixture(t)
 	ping := `{"action":"ping","input":{"sku":"A"}}`
-	call(sh.site, "/p/tee", ping)
-	call(sh.site, "/p/tee", ping)
-	w := call(sh.site, "/p/tee", ping)
+	sh.c.CallBody("/p/tee", ping)
+	sh.c.CallBody("/p/tee", ping)
+	w := sh.c.CallBody("/p/tee", ping)
 	if w.Code != 429 || w.Header().Get("Retry-After") != "30" {
 		t.Fatalf("status %d Retry-After %q", w.Code, w.Header().Get("Retry-After"))
 	}
-	sh.clock.add(29 * time.Second)
-	if w := call(sh.site, "/p/tee", ping); w.Code != 429 || w.Header().Get("Retry-After") != "1" {
+	sh.clock.Advance(29 * time.Second)
+	if w := sh.c.CallBody("/p/tee", ping); w.Code != 429 || w.Header().Get("Retry-After") != "1" {
 		t.Fatalf("after 29 s: %d, Retry-After %q", w.Code, w.Header().Get("Retry-After"))
 	}
-	sh.clock.add(time.Second)
-	if w := call(sh.site, "/p/tee", ping); w.Code != 200 {
+	sh.clock.Advance(time.Second)
+	if w := sh.c.CallBody("/p/tee", ping); w.Code != 200 {
 		t.Fatalf("after waiting Retry-After: %d %s", w.Code, w.Body)
 	}
 	// Limits are per caller and per action.
-	if w := call(sh.site, "/p/tee", ping, bearer...); w.Code != 200 {
+	if w := sh.c.CallBody("/p/tee", ping, sitetest.Header(bearer...)); w.Code != 200 {
 		t.Errorf("another caller was limited: %d", w.Code)
 	}
-	if w := call(sh.site, "/p/tee", `{"action":"addToCart","input":{"sku":"A"}}`); w.Code != 200 {
+	if w := sh.c.CallBody("/p/tee", `{"action":"addToCart","input":{"sku":"A"}}`); w.Code != 200 {
 		t.Errorf("another action was limited: %d", w.Code)
 	}
 }
@@ -95,7 +105,7 @@ func TestRateLimited_RetryAfterIsExact(t *testing.T) {
 func TestPipelineOrder_FirstFailingStepAnswers(t *testing.T) {
 	cases := []struct {
 		name   string
-		setup  func(sh *shop)
+		setup  func(sh *fixture)
 		body   string
 		header []string
 		want   protocol.ErrorCode
@@ -106,30 +116,30 @@ func TestPipelineOrder_FirstFailingStepAnswers(t *testing.T) {
 			[]string{"Cookie", "session=alice", "Origin", "http://evil.example"}, protocol.CodeNotFound, 404},
 		{"cross-origin cookie call to a hidden action is not_found", nil, `{"action":"secret"}`,
 			[]string{"Cookie", "session=alice"}, protocol.CodeNotFound, 404},
-		{"origin beats rate limit", func(sh *shop) {
+		{"origin beats rate limit", func(sh *fixture) {
 			for range 3 {
-				call(sh.site, "/p/tee", `{"action":"ping","input":{"sku":"A"}}`, "Cookie", "session=alice", "Origin", host)
+				sh.c.CallBody("/p/tee", `{"action":"ping","input":{"sku":"A"}}`, sitetest.Header("Cookie", "session=alice", "Origin", host))
 			}
-		}, `{"action":"ping","input":{"sku":"A"}}`, []string{"Cookie", "session=alice"}, protocol.CodeUnauthorized, 403},
-		{"rate limit beats invalid input", func(sh *shop) {
+		}, `{"action":"ping","input":{"sku":"A"}}`, []string{"Cookie", "session=alice", "Origin", ""}, protocol.CodeUnauthorized, 403},
+		{"rate limit beats invalid input", func(sh *fixture) {
 			for range 2 {
-				call(sh.site, "/p/tee", `{"action":"ping","input":{"sku":"A"}}`)
+				sh.c.CallBody("/p/tee", `{"action":"ping","input":{"sku":"A"}}`)
 			}
 		}, `{"action":"ping","input":{"qty":"x"}}`, nil, protocol.CodeRateLimited, 429},
 		{"unauthorized beats invalid input", nil, `{"action":"placeOrder","input":{"note":5}}`, nil, protocol.CodeUnauthorized, 401},
 		{"guard beats confirm_required", nil, `{"action":"placeOrder"}`, bearer, protocol.CodeUnavailable, 409},
-		{"invalid input beats confirm_required", func(sh *shop) { sh.cart["A"] = 1 }, `{"action":"placeOrder","input":{"note":5}}`, bearer, protocol.CodeInvalidInput, 400},
+		{"invalid input beats confirm_required", func(sh *fixture) { sh.cart["A"] = 1 }, `{"action":"placeOrder","input":{"note":5}}`, bearer, protocol.CodeInvalidInput, 400},
 		{"a bad bearer token is 401 even with a good cookie", nil, `{"action":"addToCart","input":{"sku":"A"}}`,
 			[]string{"Authorization", "Bearer nope", "Cookie", "session=alice", "Origin", host}, protocol.CodeUnauthorized, 401},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			sh := newShop(t)
+			sh := newFixture(t)
 			if c.setup != nil {
 				c.setup(sh)
 			}
-			w := call(sh.site, "/p/tee", c.body, c.header...)
-			if got := code(t, w); got != string(c.want) || w.Code != c.status {
+			w := sh.c.CallBody("/p/tee", c.body, sitetest.Header(c.header...))
+			if got := w.ErrorCode(); got != string(c.want) || w.Code != c.status {
 				t.Errorf("got %d %s, want %d %s: %s", w.Code, got, c.status, c.want, w.Body)
 			}
 		})
@@ -137,7 +147,7 @@ func TestPipelineOrder_FirstFailingStepAnswers(t *testing.T) {
 }
 
 func TestConfirm_HandlerIsNeverEnteredWithoutConfirmTrue(t *testing.T) {
-	sh := newShop(t)
+	sh := newFixture(t)
 	sh.cart["A"] = 1
 	for _, body := range []string{
 		`{"action":"placeOrder"}`,
@@ -154,7 +164,7 @@ func TestConfirm_HandlerIsNeverEnteredWithoutConfirmTrue(t *testing.T) {
 	} {
 		for range 2 { // repeated calls change nothing
 			for _, h := range [][]string{bearer, signedIn} {
-				w := call(sh.site, "/p/tee", body, h...)
+				w := sh.c.CallBody("/p/tee", body, sitetest.Header(h...))
 				if w.Code == 200 {
 					t.Errorf("%s ran: %s", body, w.Body)
 				}
@@ -168,7 +178,7 @@ func TestConfirm_HandlerIsNeverEnteredWithoutConfirmTrue(t *testing.T) {
 		{"_action": {"placeOrder"}, "_confirm": {"TRUE"}},
 		{"_action": {"placeOrder"}, "confirm": {"true"}},
 	} {
-		w := postForm(sh.site, "/p/tee", form, signedIn...)
+		w := sh.c.PostForm("/p/tee", form, sitetest.Header(signedIn...))
 		if w.Code == http.StatusSeeOther {
 			t.Errorf("form %v ran", form)
 		}
@@ -176,7 +186,7 @@ func TestConfirm_HandlerIsNeverEnteredWithoutConfirmTrue(t *testing.T) {
 	if sh.orderEntries != 0 {
 		t.Fatalf("handler entered %d times without confirm: true", sh.orderEntries)
 	}
-	if w := call(sh.site, "/p/tee", `{"action":"placeOrder","confirm":true}`, bearer...); w.Code != 200 {
+	if w := sh.c.CallBody("/p/tee", `{"action":"placeOrder","confirm":true}`, sitetest.Header(bearer...)); w.Code != 200 {
 		t.Fatalf("confirmed call: %d %s", w.Code, w.Body)
 	}
 	if sh.orderEntries != 1 {
@@ -185,9 +195,9 @@ func TestConfirm_HandlerIsNeverEnteredWithoutConfirmTrue(t *testing.T) {
 }
 
 func TestConfirm_SummaryIsWrittenForThePerson(t *testing.T) {
-	sh := newShop(t)
+	sh := newFixture(t)
 	sh.cart["A"] = 3
-	d := decodeDelta(t, call(sh.site, "/p/tee", `{"action":"placeOrder"}`, bearer...))
+	d := sh.c.CallBody("/p/tee", `{"action":"placeOrder"}`, sitetest.Header(bearer...)).Delta()
 	if d.Error.Message != "Place an order for 3 item(s)." {
 		t.Errorf("summary %q", d.Error.Message)
 	}
@@ -199,15 +209,15 @@ func TestOriginRule_ForCookieCalls(t *testing.T) {
 		header []string
 		status int
 	}{
-		{"no Origin", []string{"Cookie", "session=alice"}, 403},
+		{"no Origin", []string{"Cookie", "session=alice", "Origin", ""}, 403},
 		{"Origin null", []string{"Cookie", "session=alice", "Origin", "null"}, 403},
 		{"other scheme", []string{"Cookie", "session=alice", "Origin", "https://example.com"}, 403},
 		{"other host", []string{"Cookie", "session=alice", "Origin", "http://evil.example"}, 403},
 		{"sub-domain", []string{"Cookie", "session=alice", "Origin", "http://a.example.com"}, 403},
 		{"other port", []string{"Cookie", "session=alice", "Origin", "http://example.com:8080"}, 403},
 		{"garbage", []string{"Cookie", "session=alice", "Origin", "example.com"}, 403},
-		{"only Sec-Fetch-Site", []string{"Cookie", "session=alice", "Sec-Fetch-Site", "same-origin"}, 403},
-		{"guest cookie without Origin", []string{"Cookie", "session=guest"}, 403},
+		{"only Sec-Fetch-Site", []string{"Cookie", "session=alice", "Origin", "", "Sec-Fetch-Site", "same-origin"}, 403},
+		{"guest cookie without Origin", []string{"Cookie", "session=guest", "Origin", ""}, 403},
 		{"same origin", []string{"Cookie", "session=alice", "Origin", "http://example.com"}, 200},
 		{"same origin, default port, upper case", []string{"Cookie", "session=alice", "Origin", "HTTP://EXAMPLE.COM:80"}, 200},
 		{"bearer is exempt", []string{"Authorization", "Bearer good", "Origin", "http://evil.example"}, 200},
@@ -215,13 +225,13 @@ func TestOriginRule_ForCookieCalls(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			sh := newShop(t)
-			w := call(sh.site, "/p/tee", `{"action":"addToCart","input":{"sku":"A"}}`, c.header...)
+			sh := newFixture(t)
+			w := sh.c.CallBody("/p/tee", `{"action":"addToCart","input":{"sku":"A"}}`, sitetest.Header(c.header...))
 			if w.Code != c.status {
 				t.Errorf("status %d, want %d: %s", w.Code, c.status, w.Body)
 			}
 			// Forms follow the same rule.
-			f := postForm(sh.site, "/p/tee", url.Values{"_action": {"addToCart"}, "sku": {"A"}}, c.header...)
+			f := sh.c.PostForm("/p/tee", url.Values{"_action": {"addToCart"}, "sku": {"A"}}, sitetest.Header(c.header...))
 			if want := map[int]int{200: 303, 403: 403}[c.status]; f.Code != want {
 				t.Errorf("form: status %d, want %d", f.Code, want)
 			}
@@ -233,19 +243,19 @@ func TestOriginRule_ConfiguredOrigins(t *testing.T) {
 	s := site.New(site.Options{Auth: testAuth, Origins: []string{"https://shop.example"}})
 	p := s.Page("/", site.PageOptions{})
 	site.Handle(p, site.Action{Name: "go", Expose: protocol.ExposePublic},
-		func(*site.Request, struct{}) (site.Result[site.NoOutput], error) {
-			return site.Result[site.NoOutput]{}, nil
+		func(*site.Request, struct{}) (site.Done, error) {
+			return site.Done{}, nil
 		})
-	if w := call(s, "/", `{"action":"go"}`, "Cookie", "session=alice", "Origin", "https://shop.example"); w.Code != 200 {
+	if w := sitetest.New(t, s).CallBody("/", `{"action":"go"}`, sitetest.Header("Cookie", "session=alice", "Origin", "https://shop.example")); w.Code != 200 {
 		t.Errorf("configured origin: %d", w.Code)
 	}
-	if w := call(s, "/", `{"action":"go"}`, "Cookie", "session=alice", "Origin", host); w.Code != 403 {
+	if w := sitetest.New(t, s).CallBody("/", `{"action":"go"}`, sitetest.Header("Cookie", "session=alice", "Origin", host)); w.Code != 403 {
 		t.Errorf("the request's own origin is not listed: %d", w.Code)
 	}
 }
 
 func TestDecoding_RejectsDuplicateAndCaseVariantKeys(t *testing.T) {
-	sh := newShop(t)
+	sh := newFixture(t)
 	for _, body := range []string{
 		`{"action":"addToCart","input":{"sku":"A","SKU":"B"}}`,
 		`{"action":"addToCart","input":{"sku":"A","sku":"B"}}`,
@@ -254,8 +264,8 @@ func TestDecoding_RejectsDuplicateAndCaseVariantKeys(t *testing.T) {
 		`{"action":"loose","input":{"SKU":"A"}}`,
 		`{"action":"loose","input":{"Sku":"A","qty":1}}`,
 	} {
-		w := call(sh.site, "/p/tee", body)
-		if w.Code != 400 || code(t, w) != "invalid_input" {
+		w := sh.c.CallBody("/p/tee", body)
+		if w.Code != 400 || w.ErrorCode() != "invalid_input" {
 			t.Errorf("%s: %d %s", body, w.Code, w.Body)
 		}
 	}
@@ -263,49 +273,49 @@ func TestDecoding_RejectsDuplicateAndCaseVariantKeys(t *testing.T) {
 		t.Errorf("a rejected call changed the cart: %v", sh.cart)
 	}
 	// An explicit permissive schema still decodes the exact names.
-	d := decodeDelta(t, call(sh.site, "/p/tee", `{"action":"loose","input":{"sku":"A","extra":1}}`))
+	d := sh.c.CallBody("/p/tee", `{"action":"loose","input":{"sku":"A","extra":1}}`).Delta()
 	if !d.OK || d.Output.(map[string]any)["sku"] != "A" {
 		t.Errorf("loose: %+v", d)
 	}
 }
 
 func TestDecoding_BodyLimitsAndShape(t *testing.T) {
-	sh := newShop(t)
+	sh := newFixture(t)
 	big := `{"action":"addToCart","input":{"sku":"` + strings.Repeat("A", 2<<20) + `"}}`
-	if w := call(sh.site, "/p/tee", big); w.Code != 413 || code(t, w) != "invalid_input" {
+	if w := sh.c.CallBody("/p/tee", big); w.Code != 413 || w.ErrorCode() != "invalid_input" {
 		t.Errorf("2 MiB body: %d %s", w.Code, w.Body)
 	}
 	deep := `{"action":"addToCart","input":{"sku":` + strings.Repeat("[", 10000) + strings.Repeat("]", 10000) + `}}`
-	if w := call(sh.site, "/p/tee", deep); w.Code != 400 || !strings.Contains(w.Body.String(), "nested") {
+	if w := sh.c.CallBody("/p/tee", deep); w.Code != 400 || !strings.Contains(w.Body.String(), "nested") {
 		t.Errorf("deep body: %d %s", w.Code, w.Body)
 	}
 	// Numbers that would cost the validator seconds are refused up front.
-	if w := call(sh.site, "/p/tee", `{"action":"restock","input":{"n":1e999999999}}`); w.Code != 400 || !strings.Contains(w.Body.String(), "out of range") {
+	if w := sh.c.CallBody("/p/tee", `{"action":"restock","input":{"n":1e999999999}}`); w.Code != 400 || !strings.Contains(w.Body.String(), "out of range") {
 		t.Errorf("huge exponent: %d %s", w.Code, w.Body)
 	}
 	for _, body := range []string{``, `[]`, `"x"`, `null`, `{"action":5}`, `{"input":{}}`, `{"action":""}`} {
-		if w := call(sh.site, "/p/tee", body); w.Code != 400 || code(t, w) != "invalid_input" {
+		if w := sh.c.CallBody("/p/tee", body); w.Code != 400 || w.ErrorCode() != "invalid_input" {
 			t.Errorf("%q: %d %s", body, w.Code, w.Body)
 		}
 	}
 	// Unknown call fields are ignored; confirm on a non-confirm action too.
-	if w := call(sh.site, "/p/tee", `{"action":"addToCart","input":{"sku":"A"},"trace":"x","confirm":true}`); w.Code != 200 {
+	if w := sh.c.CallBody("/p/tee", `{"action":"addToCart","input":{"sku":"A"},"trace":"x","confirm":true}`); w.Code != 200 {
 		t.Errorf("unknown field: %d %s", w.Code, w.Body)
 	}
 	// An omitted input is validated as {}.
-	w := call(sh.site, "/p/tee", `{"action":"addToCart"}`)
-	d := decodeDelta(t, w)
+	w := sh.c.CallBody("/p/tee", `{"action":"addToCart"}`)
+	d := w.Delta()
 	if w.Code != 400 || len(d.Error.Issues) != 1 || d.Error.Issues[0] != (protocol.Issue{Path: "/sku", Message: "is required", Keyword: "required"}) {
 		t.Errorf("omitted input: %s", w.Body)
 	}
-	if w := call(sh.site, "/p/tee", `{"action":"signIn"}`); w.Code != 200 {
+	if w := sh.c.CallBody("/p/tee", `{"action":"signIn"}`); w.Code != 200 {
 		t.Errorf("omitted input of an empty object: %d %s", w.Code, w.Body)
 	}
 }
 
 func TestInvalidInput_ListsEveryIssue(t *testing.T) {
-	sh := newShop(t)
-	d := decodeDelta(t, call(sh.site, "/p/tee", `{"action":"addToCart","input":{"sku":"a b","qty":0,"colour":"red","size":"M"}}`))
+	sh := newFixture(t)
+	d := sh.c.CallBody("/p/tee", `{"action":"addToCart","input":{"sku":"a b","qty":0,"colour":"red","size":"M"}}`).Delta()
 	want := []protocol.Issue{
 		{Path: "/colour", Message: "is not a property of this input", Keyword: "additionalProperties"},
 		{Path: "/qty", Message: "minimum: got 0, want 1", Keyword: "minimum"},
@@ -323,10 +333,10 @@ func TestInvalidInput_ListsEveryIssue(t *testing.T) {
 }
 
 func TestContentType_OfACall(t *testing.T) {
-	sh := newShop(t)
+	sh := newFixture(t)
 	r := func(ct, accept string) int {
 		req := strings.NewReader(`{"action":"addToCart","input":{"sku":"A"}}`)
-		w := do2(sh.site, "POST", "/p/tee", req, "Content-Type", ct, "Accept", accept)
+		w := sh.c.Do("POST", "/p/tee", req, sitetest.Header("Content-Type", ct, "Accept", accept))
 		return w.Code
 	}
 	if got := r("application/json", protocol.MediaType); got != 400 {
@@ -341,12 +351,12 @@ func TestContentType_OfACall(t *testing.T) {
 }
 
 func TestDelta_ReportsWhatChanged(t *testing.T) {
-	sh := newShop(t)
+	sh := newFixture(t)
 	// Effects declared: exactly those entities; output and message.
-	w := call(sh.site, "/p/tee", `{"action":"addToCart","input":{"sku":"A","qty":2}}`, bearer...)
+	w := sh.c.CallBody("/p/tee", `{"action":"addToCart","input":{"sku":"A","qty":2}}`, sitetest.Header(bearer...))
 	wiretest.Valid(t, "delta.schema.json", w.Body.Bytes())
 	wiretest.Golden(t, "delta-ok-addToCart.json", w.Body.Bytes())
-	d := decodeDelta(t, w)
+	d := w.Delta()
 	if !d.OK || len(d.Changed) != 1 || d.Changed["cart"] == nil || d.Message != "Added 2." {
 		t.Errorf("delta %s", w.Body)
 	}
@@ -355,26 +365,26 @@ func TestDelta_ReportsWhatChanged(t *testing.T) {
 		t.Errorf("actionsAdded %+v", d.ActionsAdded)
 	}
 	// No effects declared: every entity that differs.
-	d = decodeDelta(t, call(sh.site, "/p/tee", `{"action":"restock","input":{"n":3}}`))
+	d = sh.c.CallBody("/p/tee", `{"action":"restock","input":{"n":3}}`).Delta()
 	if len(d.Changed) != 1 || d.Changed["product"] == nil || d.Output != nil {
 		t.Errorf("restock delta %+v", d)
 	}
 	// Confirmed order: redirect, several entities, availability flips back.
-	w = call(sh.site, "/p/tee", `{"action":"placeOrder","confirm":true}`, bearer...)
+	w = sh.c.CallBody("/p/tee", `{"action":"placeOrder","confirm":true}`, sitetest.Header(bearer...))
 	wiretest.Golden(t, "delta-ok-placeOrder.json", w.Body.Bytes())
-	d = decodeDelta(t, w)
+	d = w.Delta()
 	if d.Redirect != "/orders/1" || d.Changed["orders"] == nil || d.Changed["cart"] == nil || d.Changed["product"] == nil {
 		t.Errorf("placeOrder delta %s", w.Body)
 	}
 }
 
 func TestDelta_CookiesAndCallerChangesOfAnAction(t *testing.T) {
-	sh := newShop(t)
-	w := call(sh.site, "/p/tee", `{"action":"signIn"}`)
+	sh := newFixture(t)
+	w := sh.c.CallBody("/p/tee", `{"action":"signIn"}`)
 	if !strings.Contains(w.Header().Get("Set-Cookie"), "session=alice") {
 		t.Fatalf("no session cookie: %v", w.Header())
 	}
-	d := decodeDelta(t, w)
+	d := w.Delta()
 	if d.Redirect != "/p/tee" || len(d.ActionsAdded) == 0 {
 		t.Errorf("signIn delta: %s", w.Body)
 	}
@@ -386,14 +396,14 @@ func TestDelta_CookiesAndCallerChangesOfAnAction(t *testing.T) {
 }
 
 func TestForms_RunTheSameActions(t *testing.T) {
-	sh := newShop(t)
+	sh := newFixture(t)
 	// Success: 303 back to the page.
-	w := postForm(sh.site, "/p/tee?x=1", url.Values{"_action": {"addToCart"}, "sku": {"A"}, "qty": {"2"}, "csrf": {"ignored"}})
+	w := sh.c.PostForm("/p/tee?x=1", url.Values{"_action": {"addToCart"}, "sku": {"A"}, "qty": {"2"}, "csrf": {"ignored"}})
 	if w.Code != 303 || w.Header().Get("Location") != "/p/tee?x=1" || sh.cart["A"] != 2 {
 		t.Fatalf("success: %d %v %v", w.Code, w.Header(), sh.cart)
 	}
 	// Failure: the page again, with the status, the error and the field.
-	w = postForm(sh.site, "/p/tee", url.Values{"_action": {"addToCart"}, "sku": {"a b"}, "qty": {"x"}})
+	w = sh.c.PostForm("/p/tee", url.Values{"_action": {"addToCart"}, "sku": {"a b"}, "qty": {"x"}})
 	body := w.Body.String()
 	if w.Code != 400 || !strings.Contains(body, "invalid_input") || !strings.Contains(body, `aria-invalid="true"`) ||
 		!strings.Contains(body, "must be a whole number") || !strings.Contains(body, `value="a b"`) {
@@ -403,28 +413,28 @@ func TestForms_RunTheSameActions(t *testing.T) {
 		t.Errorf("re-rendered page lacks Link")
 	}
 	// A redirect of the action is followed.
-	w = postForm(sh.site, "/p/tee", url.Values{"_action": {"signIn"}})
+	w = sh.c.PostForm("/p/tee", url.Values{"_action": {"signIn"}})
 	if w.Code != 303 || w.Header().Get("Location") != "/p/tee" || !strings.Contains(w.Header().Get("Set-Cookie"), "session=alice") {
 		t.Errorf("signIn form: %d %v", w.Code, w.Header())
 	}
 	// Rate limits apply to forms, with Retry-After.
 	for range 2 {
-		postForm(sh.site, "/p/tee", url.Values{"_action": {"ping"}, "sku": {"A"}})
+		sh.c.PostForm("/p/tee", url.Values{"_action": {"ping"}, "sku": {"A"}})
 	}
-	w = postForm(sh.site, "/p/tee", url.Values{"_action": {"ping"}, "sku": {"A"}})
+	w = sh.c.PostForm("/p/tee", url.Values{"_action": {"ping"}, "sku": {"A"}})
 	if w.Code != 429 || w.Header().Get("Retry-After") == "" {
 		t.Errorf("limited form: %d %v", w.Code, w.Header())
 	}
 	// Unknown actions are not found.
-	if w := postForm(sh.site, "/p/tee", url.Values{"_action": {"secret"}}); w.Code != 404 {
+	if w := sh.c.PostForm("/p/tee", url.Values{"_action": {"secret"}}); w.Code != 404 {
 		t.Errorf("hidden action by form: %d", w.Code)
 	}
 }
 
 func TestForms_ConfirmShowsAConfirmationPageFirst(t *testing.T) {
-	sh := newShop(t)
+	sh := newFixture(t)
 	sh.cart["A"] = 2
-	w := postForm(sh.site, "/p/tee", url.Values{"_action": {"placeOrder"}, "note": {"gift <wrap>"}}, signedIn...)
+	w := sh.c.PostForm("/p/tee", url.Values{"_action": {"placeOrder"}, "note": {"gift <wrap>"}}, sitetest.Header(signedIn...))
 	body := w.Body.String()
 	if w.Code != 428 || !strings.Contains(body, "Place an order for 2 item(s).") ||
 		!strings.Contains(body, `name="_confirm" value="true"`) || !strings.Contains(body, `value="gift &lt;wrap&gt;"`) {
@@ -433,16 +443,16 @@ func TestForms_ConfirmShowsAConfirmationPageFirst(t *testing.T) {
 	if sh.orderEntries != 0 {
 		t.Fatal("ran before confirmation")
 	}
-	w = postForm(sh.site, "/p/tee", url.Values{"_action": {"placeOrder"}, "_confirm": {"true"}, "note": {"gift <wrap>"}}, signedIn...)
+	w = sh.c.PostForm("/p/tee", url.Values{"_action": {"placeOrder"}, "_confirm": {"true"}, "note": {"gift <wrap>"}}, sitetest.Header(signedIn...))
 	if w.Code != 303 || w.Header().Get("Location") != "/orders/1" || sh.orderEntries != 1 {
 		t.Fatalf("confirmed form: %d %v entries %d", w.Code, w.Header(), sh.orderEntries)
 	}
 }
 
 func TestForms_ConvertValuesByTheSchema(t *testing.T) {
-	sh := newShop(t)
+	sh := newFixture(t)
 	form := url.Values{"_action": {"kinds"}, "n": {" 7 "}, "f": {"2.5"}, "b": {"on"}, "tags": {"x", "", "y"}, "sizes": {"1", "2"}, "name": {""}}
-	if w := postForm(sh.site, "/p/tee", form); w.Code != 303 {
+	if w := sh.c.PostForm("/p/tee", form); w.Code != 303 {
 		t.Fatalf("form: %d %s", w.Code, w.Body)
 	}
 	got := sh.lastKinds
@@ -450,27 +460,27 @@ func TestForms_ConvertValuesByTheSchema(t *testing.T) {
 		t.Errorf("decoded %+v", got)
 	}
 	// An unchecked checkbox is false; omitted optional fields are absent.
-	if w := postForm(sh.site, "/p/tee", url.Values{"_action": {"kinds"}, "n": {"0"}}); w.Code != 303 || sh.lastKinds.B {
+	if w := sh.c.PostForm("/p/tee", url.Values{"_action": {"kinds"}, "n": {"0"}}); w.Code != 303 || sh.lastKinds.B {
 		t.Errorf("unchecked: %d %+v", w.Code, sh.lastKinds)
 	}
 	for field, bad := range map[string]string{"n": "1.5", "f": "abc", "b": "maybe", "sizes": "x", "name": "x"} {
 		f := url.Values{"_action": {"kinds"}, "n": {"1"}}
 		f.Set(field, bad)
-		if w := postForm(sh.site, "/p/tee", f); w.Code != 400 {
+		if w := sh.c.PostForm("/p/tee", f); w.Code != 400 {
 			t.Errorf("%s=%s: %d", field, bad, w.Code)
 		}
 	}
 	// A required field left empty is reported.
-	if w := postForm(sh.site, "/p/tee", url.Values{"_action": {"kinds"}}); w.Code != 400 || !strings.Contains(w.Body.String(), "invalid_input") {
+	if w := sh.c.PostForm("/p/tee", url.Values{"_action": {"kinds"}}); w.Code != 400 || !strings.Contains(w.Body.String(), "invalid_input") {
 		t.Errorf("missing n: %d", w.Code)
 	}
 }
 
 func TestAudit_OneRecordPerCall(t *testing.T) {
-	sh := newShop(t)
-	call(sh.site, "/p/tee", `{"action":"addToCart","input":{"sku":"A"}}`, bearer...)
-	call(sh.site, "/p/tee", `{"action":"nope"}`)
-	postForm(sh.site, "/p/tee", url.Values{"_action": {"addToCart"}, "sku": {"A"}}, signedIn...)
+	sh := newFixture(t)
+	sh.c.CallBody("/p/tee", `{"action":"addToCart","input":{"sku":"A"}}`, sitetest.Header(bearer...))
+	sh.c.CallBody("/p/tee", `{"action":"nope"}`)
+	sh.c.PostForm("/p/tee", url.Values{"_action": {"addToCart"}, "sku": {"A"}}, sitetest.Header(signedIn...))
 	lines := strings.Split(strings.TrimSpace(sh.audit.String()), "\n")
 	if len(lines) != 3 {
 		t.Fatalf("%d records:\n%s", len(lines), sh.audit)
@@ -505,10 +515,10 @@ func TestLimiterFailure_AllowsByDefaultAndIsCounted(t *testing.T) {
 		s := site.New(site.Options{Limiter: failingLimiter{}, LimiterFailClosed: closed})
 		p := s.Page("/", site.PageOptions{})
 		site.Handle(p, site.Action{Name: "go", Expose: protocol.ExposePublic},
-			func(*site.Request, struct{}) (site.Result[site.NoOutput], error) {
-				return site.Result[site.NoOutput]{}, nil
+			func(*site.Request, struct{}) (site.Done, error) {
+				return site.Done{}, nil
 			})
-		w := call(s, "/", `{"action":"go"}`)
+		w := sitetest.New(t, s).CallBody("/", `{"action":"go"}`)
 		want := map[bool]int{false: 200, true: 429}[closed]
 		if w.Code != want || s.LimiterFaults() != 1 {
 			t.Errorf("fail closed %v: status %d, faults %d", closed, w.Code, s.LimiterFaults())
@@ -517,9 +527,9 @@ func TestLimiterFailure_AllowsByDefaultAndIsCounted(t *testing.T) {
 }
 
 func TestInternal_LeaksNothingAndIsLogged(t *testing.T) {
-	sh := newShop(t)
+	sh := newFixture(t)
 	for _, a := range []string{"explode", "fail"} {
-		w := call(sh.site, "/p/tee", `{"action":"`+a+`"}`)
+		w := sh.c.CallBody("/faults", `{"action":"`+a+`"}`)
 		if strings.Contains(w.Body.String(), "hunter2") || strings.Contains(w.Body.String(), "/var/db") {
 			t.Errorf("%s leaks: %s", a, w.Body)
 		}
@@ -530,15 +540,22 @@ func TestInternal_LeaksNothingAndIsLogged(t *testing.T) {
 }
 
 func TestPOST_IsNowAllowedAndOtherMethodsListIt(t *testing.T) {
-	sh := newShop(t)
-	w := do(sh.site, "PUT", "/p/tee")
+	sh := newFixture(t)
+	w := sh.c.Do("PUT", "/p/tee", nil)
 	if w.Code != 405 || w.Header().Get("Allow") != "GET, HEAD, POST" {
 		t.Errorf("PUT: %d %q", w.Code, w.Header().Get("Allow"))
 	}
-	if w := call(sh.site, "/nowhere", `{"action":"x"}`); w.Code != 404 || code(t, w) != "not_found" {
+	if w := sh.c.CallBody("/nowhere", `{"action":"x"}`); w.Code != 404 || w.ErrorCode() != "not_found" {
 		t.Errorf("call to a path without a graph: %d", w.Code)
 	}
-	if w := call(sh.site, "/p/unknown", `{"action":"addToCart","input":{"sku":"A"}}`); w.Code != 404 || code(t, w) != "not_found" {
+	if w := sh.c.CallBody("/p/unknown", `{"action":"addToCart","input":{"sku":"A"}}`); w.Code != 404 || w.ErrorCode() != "not_found" {
 		t.Errorf("call to a page whose loader says not found: %d %s", w.Code, w.Body)
 	}
+}
+
+// failingLimiter is a Limiter whose store is down.
+type failingLimiter struct{}
+
+func (failingLimiter) Allow(context.Context, string, ratelimit.Limit) (ratelimit.Decision, error) {
+	return ratelimit.Decision{}, errors.New("connection refused")
 }

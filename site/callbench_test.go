@@ -17,6 +17,7 @@ import (
 	"github.com/affordances-go/affordances/protocol"
 	"github.com/affordances-go/affordances/site"
 	"github.com/affordances-go/affordances/site/ratelimit"
+	"github.com/affordances-go/affordances/site/sitetest"
 )
 
 // BenchmarkCall compares an agent's call through the whole pipeline with a
@@ -50,21 +51,19 @@ func BenchmarkCall(b *testing.B) {
 	p := s.Page("/p/{slug}", site.PageOptions{Load: func(r *site.Request) (*site.State, error) {
 		return &site.State{Entities: map[string]any{"product": map[string]any{"slug": r.PathValue("slug")}, "cart": snapshot()}}, nil
 	}})
-	work := func(in addInput) cart {
+	work := func(in addToCart) cart {
 		mu.Lock()
 		lines[in.SKU] = in.Qty // idempotent, so every iteration does the same work
 		mu.Unlock()
 		return snapshot()
 	}
 	site.Handle(p, site.Action{Name: "addToCart", Description: "Add", Expose: protocol.ExposePublic, Effects: []string{"cart"}},
-		func(r *site.Request, in addInput) (site.Result[cart], error) {
+		func(r *site.Request, in addToCart) (site.Result[cart], error) {
 			return site.Result[cart]{Output: work(in), Message: "Added."}, nil
 		})
 
 	// The baseline: the same schema, compiled once, and the same work.
-	graph := do(s, "GET", "/p/tee", "Accept", agent)
-	var g protocol.Graph
-	json.Unmarshal(graph.Body.Bytes(), &g)
+	g := sitetest.New(b, s).Graph("/p/tee")
 	c := jsonschema.NewCompiler()
 	doc, _ := jsonschema.UnmarshalJSON(bytes.NewReader(g.Actions[0].Input))
 	c.AddResource("mem:///in.json", doc)
@@ -92,7 +91,7 @@ func BenchmarkCall(b *testing.B) {
 			http.Error(w, "invalid", 400)
 			return
 		}
-		var in addInput
+		var in addToCart
 		if err := json.Unmarshal(env.Input, &in); err != nil {
 			http.Error(w, "invalid", 400)
 			return
@@ -107,8 +106,8 @@ func BenchmarkCall(b *testing.B) {
 	})
 
 	body := `{"action":"addToCart","input":{"sku":"TEE-BLK-M","qty":2}}`
-	want := call(mux, "/p/tee", body).Body.String()
-	if got := call(s, "/p/tee", body).Body.String(); got != want {
+	want := sitetest.New(b, mux).CallBody("/p/tee", body).Body.String()
+	if got := sitetest.New(b, s).CallBody("/p/tee", body).Body.String(); got != want {
 		b.Fatalf("the baseline answers differently:\n%s\n%s", got, want)
 	}
 	for _, c := range []struct {

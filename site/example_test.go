@@ -61,8 +61,8 @@ func ExampleHandle() {
 		Guard: site.Guard{Text: "the cart is not empty", Check: func(r *site.Request, st *site.State) (bool, string) {
 			return len(st.Entities["cart"].([]string)) > 0, "the cart is empty"
 		}},
-	}, func(r *site.Request, in SetQuantity) (site.Result[site.NoOutput], error) {
-		return site.Result[site.NoOutput]{Message: "Quantity updated."}, nil
+	}, func(r *site.Request, in SetQuantity) (site.Done, error) {
+		return site.Done{Message: "Quantity updated."}, nil
 	})
 
 	w := httptest.NewRecorder()

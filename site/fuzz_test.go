@@ -2,12 +2,12 @@ package site_test
 
 import (
 	"encoding/json"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/affordances-go/affordances/protocol"
+	"github.com/affordances-go/affordances/site/sitetest"
 )
 
 var agentStatuses = map[int]bool{200: true, 400: true, 401: true, 403: true, 404: true, 409: true, 413: true, 428: true, 429: true}
@@ -27,10 +27,11 @@ func FuzzCallDecoder(f *testing.F) {
 	} {
 		f.Add([]byte(s))
 	}
-	sh := newShop(f)
+	sh := newFuzzFixture(f)
+	sh.c.Jar = nil // every input starts from the same cookies: none
 	f.Fuzz(func(t *testing.T, body []byte) {
-		sh.clock.add(time.Minute) // keep the rate limit from answering every input
-		w := call(sh.site, "/p/tee", string(body), "Authorization", "Bearer good")
+		sh.clock.Advance(time.Minute) // keep the rate limit from answering every input
+		w := sh.c.CallBody("/p/tee", string(body), sitetest.Header("Authorization", "Bearer good"))
 		if !agentStatuses[w.Code] {
 			t.Fatalf("status %d for %q: %s", w.Code, body, w.Body)
 		}
@@ -55,14 +56,12 @@ func FuzzFormDecoder(f *testing.F) {
 	} {
 		f.Add(s)
 	}
-	sh := newShop(f)
+	sh := newFuzzFixture(f)
+	sh.c.Jar = nil // every input starts from the same cookies: none
 	f.Fuzz(func(t *testing.T, body string) {
-		sh.clock.add(time.Minute)
-		r := httptest.NewRequest("POST", host+"/p/tee", strings.NewReader(body))
-		r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-		r.Header.Set("Authorization", "Bearer good")
-		w := httptest.NewRecorder()
-		sh.site.ServeHTTP(w, r)
+		sh.clock.Advance(time.Minute)
+		w := sh.c.Do("POST", "/p/tee", strings.NewReader(body),
+			sitetest.Header("Content-Type", "application/x-www-form-urlencoded", "Authorization", "Bearer good"))
 		if w.Code >= 500 || (w.Code != 303 && !agentStatuses[w.Code]) {
 			t.Fatalf("status %d for %q: %s", w.Code, body, w.Body)
 		}

@@ -2,6 +2,7 @@ package site_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"github.com/affordances-go/affordances/internal/wiretest"
 	"github.com/affordances-go/affordances/protocol"
 	"github.com/affordances-go/affordances/site"
+	"github.com/affordances-go/affordances/site/sitetest"
 )
 
 func TestNegotiation_OnlyTheMediaTypeOrTheQueryAliasGetAGraph(t *testing.T) {
@@ -43,12 +45,12 @@ func TestNegotiation_OnlyTheMediaTypeOrTheQueryAliasGetAGraph(t *testing.T) {
 		if c.accept != "" {
 			h = []string{"Accept", c.accept}
 		}
-		w := do(f.site, "GET", target, h...)
+		w := f.c.Get(target, sitetest.Header(h...))
 		if w.Code != 200 {
 			t.Fatalf("Accept %q query %q: status %d", c.accept, c.query, w.Code)
 		}
-		if isGraph(w) != c.graph {
-			t.Errorf("Accept %q query %q: graph=%v, want %v (Content-Type %q)", c.accept, c.query, isGraph(w), c.graph, w.Header().Get("Content-Type"))
+		if w.IsDocument() != c.graph {
+			t.Errorf("Accept %q query %q: graph=%v, want %v (Content-Type %q)", c.accept, c.query, w.IsDocument(), c.graph, w.Header().Get("Content-Type"))
 		}
 	}
 }
@@ -60,8 +62,8 @@ func TestQueryAlias_IsRemovedFromTheQueryTheLoaderSees(t *testing.T) {
 		"/products/tee?q=tee&affordances=1&page=2":    "q=tee&page=2",
 		"/products/tee?affordances=1&affordances=1&x": "x",
 	} {
-		w := do(f.site, "GET", target)
-		if !isGraph(w) {
+		w := f.c.Get(target)
+		if !w.IsDocument() {
 			t.Fatalf("%s: not a graph", target)
 		}
 		if f.lastQuery != want {
@@ -74,7 +76,7 @@ func TestQueryAlias_IsRemovedFromTheQueryTheLoaderSees(t *testing.T) {
 		}
 	}
 	// A browser's query reaches the loader untouched.
-	do(f.site, "GET", "/products/tee?affordances=0&q=a")
+	f.c.Get("/products/tee?affordances=0&q=a")
 	if f.lastQuery != "affordances=0&q=a" {
 		t.Errorf("browser query: loader saw %q", f.lastQuery)
 	}
@@ -82,7 +84,7 @@ func TestQueryAlias_IsRemovedFromTheQueryTheLoaderSees(t *testing.T) {
 
 func TestGraphResponse_HasMediaTypeVaryAndNoStore(t *testing.T) {
 	f := newFixture(t)
-	w := do(f.site, "GET", "/products/tee", "Accept", agent)
+	w := f.c.Get("/products/tee", sitetest.Header("Accept", agent))
 	h := w.Header()
 	if h.Get("Content-Type") != protocol.MediaType || h.Get("Vary") != "Accept" || h.Get("Cache-Control") != "private, no-store" {
 		t.Errorf("headers: %v", h)
@@ -96,14 +98,14 @@ func TestGraphResponse_HasMediaTypeVaryAndNoStore(t *testing.T) {
 
 func TestGraph_SignedInCallerSeesSessionActionsAvailable(t *testing.T) {
 	f := newFixture(t)
-	w := do(f.site, "GET", "/products/tee", "Accept", agent, "Authorization", "Bearer good")
+	w := f.c.Get("/products/tee", sitetest.Header("Accept", agent, "Authorization", "Bearer good"))
 	wiretest.Valid(t, "graph.schema.json", w.Body.Bytes())
 	wiretest.Golden(t, "graph-signed-in.json", w.Body.Bytes())
 }
 
 func TestHTMLResponse_AdvertisesTheGraph(t *testing.T) {
 	f := newFixture(t)
-	w := do(f.site, "GET", "/products/tee", "Accept", "text/html")
+	w := f.c.Get("/products/tee", sitetest.Header("Accept", "text/html"))
 	h := w.Header()
 	if !strings.HasPrefix(h.Get("Content-Type"), "text/html") || h.Get("Vary") != "Accept" || h.Get("Link") != `<?affordances=1>; rel="affordances"` {
 		t.Errorf("headers: %v", h)
@@ -118,10 +120,10 @@ func TestHTMLResponse_AdvertisesTheGraph(t *testing.T) {
 
 func TestHTMLAndGraph_ComeFromTheSameState(t *testing.T) {
 	f := newFixture(t)
-	f.stock = 0
-	html := do(f.site, "GET", "/products/tee").Body.String()
+	f.teeStock = 0
+	html := f.c.Get("/products/tee").Body.String()
 	var g protocol.Graph
-	json.Unmarshal(do(f.site, "GET", "/products/tee", "Accept", agent).Body.Bytes(), &g)
+	json.Unmarshal(f.c.Get("/products/tee", sitetest.Header("Accept", agent)).Body.Bytes(), &g)
 	if !strings.Contains(html, "<button disabled>addToCart</button>") {
 		t.Errorf("HTML shows addToCart available with no stock")
 	}
@@ -133,8 +135,8 @@ func TestHTMLAndGraph_ComeFromTheSameState(t *testing.T) {
 func TestHEAD_IsGETWithoutABody(t *testing.T) {
 	f := newFixture(t)
 	for _, accept := range []string{agent, "text/html"} {
-		get := do(f.site, "GET", "/products/tee", "Accept", accept)
-		head := do(f.site, "HEAD", "/products/tee", "Accept", accept)
+		get := f.c.Get("/products/tee", sitetest.Header("Accept", accept))
+		head := f.c.Do("HEAD", "/products/tee", nil, sitetest.Header("Accept", accept))
 		if head.Code != 200 || head.Body.Len() != 0 {
 			t.Errorf("%s: HEAD status %d, body %d bytes", accept, head.Code, head.Body.Len())
 		}
@@ -149,12 +151,12 @@ func TestHEAD_IsGETWithoutABody(t *testing.T) {
 func TestOtherMethods_Get405WithAllow(t *testing.T) {
 	f := newFixture(t)
 	for _, m := range []string{"PUT", "DELETE", "PATCH", "OPTIONS"} {
-		w := do(f.site, m, "/products/tee", "Accept", agent)
+		w := f.c.Do(m, "/products/tee", nil, sitetest.Header("Accept", agent))
 		if w.Code != http.StatusMethodNotAllowed || w.Header().Get("Allow") == "" {
 			t.Errorf("%s: status %d, Allow %q", m, w.Code, w.Header().Get("Allow"))
 		}
 	}
-	w := do(f.site, "POST", protocol.WellKnownPath)
+	w := f.c.Do("POST", protocol.WellKnownPath, nil)
 	if w.Code != http.StatusMethodNotAllowed || w.Header().Get("Allow") != "GET, HEAD" {
 		t.Errorf("POST index: status %d, Allow %q", w.Code, w.Header().Get("Allow"))
 	}
@@ -163,8 +165,8 @@ func TestOtherMethods_Get405WithAllow(t *testing.T) {
 func TestNotFound_AgentsGetADeltaBrowsersTheNormal404(t *testing.T) {
 	f := newFixture(t)
 	for _, path := range []string{"/nowhere", "/products/unknown"} {
-		w := do(f.site, "GET", path, "Accept", agent)
-		if w.Code != 404 || !isGraph(w) {
+		w := f.c.Get(path, sitetest.Header("Accept", agent))
+		if w.Code != 404 || !w.IsDocument() {
 			t.Fatalf("%s agent: status %d type %q", path, w.Code, w.Header().Get("Content-Type"))
 		}
 		wiretest.Valid(t, "delta.schema.json", w.Body.Bytes())
@@ -173,18 +175,18 @@ func TestNotFound_AgentsGetADeltaBrowsersTheNormal404(t *testing.T) {
 		if d.OK || d.Error == nil || d.Error.Code != protocol.CodeNotFound {
 			t.Errorf("%s: delta %s", path, w.Body)
 		}
-		b := do(f.site, "GET", path, "Accept", "text/html")
-		if b.Code != 404 || isGraph(b) {
+		b := f.c.Get(path, sitetest.Header("Accept", "text/html"))
+		if b.Code != 404 || b.IsDocument() {
 			t.Errorf("%s browser: status %d type %q", path, b.Code, b.Header().Get("Content-Type"))
 		}
 	}
-	w := do(f.site, "GET", "/products/unknown", "Accept", agent)
+	w := f.c.Get("/products/unknown", sitetest.Header("Accept", agent))
 	wiretest.Golden(t, "delta-not-found.json", w.Body.Bytes())
 }
 
 func TestLoaderFailure_IsAGenericInternalErrorAndIsLogged(t *testing.T) {
 	f := newFixture(t)
-	w := do(f.site, "GET", "/broken", "Accept", agent)
+	w := f.c.Get("/broken", sitetest.Header("Accept", agent))
 	if w.Code != 500 {
 		t.Fatalf("status %d", w.Code)
 	}
@@ -195,14 +197,14 @@ func TestLoaderFailure_IsAGenericInternalErrorAndIsLogged(t *testing.T) {
 	if !strings.Contains(f.logs.String(), "unexpected EOF") {
 		t.Errorf("error not logged: %s", f.logs)
 	}
-	if b := do(f.site, "GET", "/broken"); b.Code != 500 || strings.Contains(b.Body.String(), "EOF") {
+	if b := f.c.Get("/broken"); b.Code != 500 || strings.Contains(b.Body.String(), "EOF") {
 		t.Errorf("browser: %d %s", b.Code, b.Body)
 	}
 }
 
 func TestBearer_RejectedTokenIs401NotAFallBack(t *testing.T) {
 	f := newFixture(t)
-	w := do(f.site, "GET", "/products/tee", "Accept", agent, "Authorization", "Bearer nope", "Cookie", "session=alice")
+	w := f.c.Get("/products/tee", sitetest.Header("Accept", agent, "Authorization", "Bearer nope", "Cookie", "session=alice"))
 	if w.Code != 401 {
 		t.Fatalf("status %d", w.Code)
 	}
@@ -216,7 +218,7 @@ func TestExpose_SessionActionsAreListedUnavailableWithoutASession(t *testing.T) 
 	f := newFixture(t)
 	avail := func(h ...string) (bool, string) {
 		var g protocol.Graph
-		json.Unmarshal(do(f.site, "GET", "/products/tee", append([]string{"Accept", agent}, h...)...).Body.Bytes(), &g)
+		json.Unmarshal(f.c.Get("/products/tee", sitetest.Header(append([]string{"Accept", agent}, h...)...)).Body.Bytes(), &g)
 		a := g.Action("review")
 		if a == nil {
 			t.Fatal("review not listed")
@@ -241,12 +243,12 @@ func TestVisibility_HidesAnActionFromGraphAndIndex(t *testing.T) {
 	f := newFixture(t)
 	names := func(h ...string) (graph, index []string) {
 		var g protocol.Graph
-		json.Unmarshal(do(f.site, "GET", "/products/tee", append([]string{"Accept", agent}, h...)...).Body.Bytes(), &g)
+		json.Unmarshal(f.c.Get("/products/tee", sitetest.Header(append([]string{"Accept", agent}, h...)...)).Body.Bytes(), &g)
 		for _, a := range g.Actions {
 			graph = append(graph, a.Name)
 		}
 		var idx protocol.SiteIndex
-		json.Unmarshal(do(f.site, "GET", protocol.WellKnownPath, h...).Body.Bytes(), &idx)
+		json.Unmarshal(f.c.Get(protocol.WellKnownPath, sitetest.Header(h...)).Body.Bytes(), &idx)
 		for _, r := range idx.Routes {
 			if r.Route == "/products/[slug]" {
 				for _, a := range r.Actions {
@@ -268,7 +270,7 @@ func TestVisibility_HidesAnActionFromGraphAndIndex(t *testing.T) {
 
 func TestSiteIndex_ListsRoutesInBracketFormWithSummaries(t *testing.T) {
 	f := newFixture(t)
-	w := do(f.site, "GET", protocol.WellKnownPath)
+	w := f.c.Get(protocol.WellKnownPath)
 	if w.Code != 200 || w.Header().Get("Content-Type") != protocol.MediaType {
 		t.Fatalf("status %d type %q", w.Code, w.Header().Get("Content-Type"))
 	}
@@ -303,7 +305,7 @@ func TestPathValues_ReachTheLoaderAndTheGraphPage(t *testing.T) {
 	s.Page("/files/{path...}", site.PageOptions{Load: func(r *site.Request) (*site.State, error) {
 		return &site.State{Entities: map[string]any{"path": r.PathValue("path")}}, nil
 	}})
-	w := do(s, "GET", "/files/a/b%20c.txt?affordances=1")
+	w := sitetest.New(t, s).Get("/files/a/b%20c.txt?affordances=1")
 	var g protocol.Graph
 	json.Unmarshal(w.Body.Bytes(), &g)
 	if g.Entities["path"] != "a/b c.txt" || g.Page != "/files/a/b%20c.txt" || g.Route != "/files/[...path]" {
@@ -314,42 +316,52 @@ func TestPathValues_ReachTheLoaderAndTheGraphPage(t *testing.T) {
 func TestRegistration_RejectsBadActions(t *testing.T) {
 	cases := map[string]func(p *site.Page){
 		"no expose": func(p *site.Page) {
-			site.Handle(p, site.Action{Name: "x"}, func(*site.Request, struct{}) (site.Result[site.NoOutput], error) {
-				return site.Result[site.NoOutput]{}, nil
+			site.Handle(p, site.Action{Name: "x"}, func(*site.Request, struct{}) (site.Done, error) {
+				return site.Done{}, nil
 			})
 		},
 		"unknown expose": func(p *site.Page) {
-			site.Handle(p, site.Action{Name: "x", Expose: "everyone"}, func(*site.Request, struct{}) (site.Result[site.NoOutput], error) {
-				return site.Result[site.NoOutput]{}, nil
+			site.Handle(p, site.Action{Name: "x", Expose: "everyone"}, func(*site.Request, struct{}) (site.Done, error) {
+				return site.Done{}, nil
 			})
 		},
 		"bad name": func(p *site.Page) {
-			site.Handle(p, site.Action{Name: "add to cart", Expose: protocol.ExposePublic}, func(*site.Request, struct{}) (site.Result[site.NoOutput], error) {
-				return site.Result[site.NoOutput]{}, nil
+			site.Handle(p, site.Action{Name: "add to cart", Expose: protocol.ExposePublic}, func(*site.Request, struct{}) (site.Done, error) {
+				return site.Done{}, nil
 			})
 		},
 		"duplicate": func(p *site.Page) {
 			for range 2 {
-				site.Handle(p, site.Action{Name: "x", Expose: protocol.ExposePublic}, func(*site.Request, struct{}) (site.Result[site.NoOutput], error) {
-					return site.Result[site.NoOutput]{}, nil
+				site.Handle(p, site.Action{Name: "x", Expose: protocol.ExposePublic}, func(*site.Request, struct{}) (site.Done, error) {
+					return site.Done{}, nil
 				})
 			}
 		},
 		"input not an object": func(p *site.Page) {
-			site.Handle(p, site.Action{Name: "x", Expose: protocol.ExposePublic}, func(*site.Request, string) (site.Result[site.NoOutput], error) {
-				return site.Result[site.NoOutput]{}, nil
+			site.Handle(p, site.Action{Name: "x", Expose: protocol.ExposePublic}, func(*site.Request, string) (site.Done, error) {
+				return site.Done{}, nil
 			})
 		},
 		"bad tag": func(p *site.Page) {
 			site.Handle(p, site.Action{Name: "x", Expose: protocol.ExposePublic}, func(*site.Request, struct {
 				N string `json:"n" minimum:"1"`
-			}) (site.Result[site.NoOutput], error) {
-				return site.Result[site.NoOutput]{}, nil
+			}) (site.Done, error) {
+				return site.Done{}, nil
+			})
+		},
+		"session action on a site without Auth": func(p *site.Page) {
+			site.Handle(p, site.Action{Name: "x", Expose: protocol.ExposeSession}, func(*site.Request, struct{}) (site.Done, error) {
+				return site.Done{}, nil
+			})
+		},
+		"confirm action on a site without Auth": func(p *site.Page) {
+			site.Handle(p, site.Action{Name: "x", Expose: protocol.ExposeConfirm}, func(*site.Request, struct{}) (site.Done, error) {
+				return site.Done{}, nil
 			})
 		},
 		"explicit schema that does not compile": func(p *site.Page) {
-			site.Handle(p, site.Action{Name: "x", Expose: protocol.ExposePublic, Input: []byte(`{"type":"objekt"}`)}, func(*site.Request, struct{}) (site.Result[site.NoOutput], error) {
-				return site.Result[site.NoOutput]{}, nil
+			site.Handle(p, site.Action{Name: "x", Expose: protocol.ExposePublic, Input: []byte(`{"type":"objekt"}`)}, func(*site.Request, struct{}) (site.Done, error) {
+				return site.Done{}, nil
 			})
 		},
 	}
@@ -357,8 +369,11 @@ func TestRegistration_RejectsBadActions(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			p := site.New(site.Options{}).Page("/p", site.PageOptions{})
 			defer func() {
-				if recover() == nil {
-					t.Errorf("registration did not panic")
+				msg := fmt.Sprint(recover())
+				// The message names the action, the route and the author's
+				// line, not this package's.
+				if !strings.Contains(msg, "site: action \"") || !strings.Contains(msg, " on /p at ") || !strings.Contains(msg, "read_test.go:") {
+					t.Errorf("registration panic %q does not name the action, route and caller", msg)
 				}
 			}()
 			register(p)
@@ -367,29 +382,39 @@ func TestRegistration_RejectsBadActions(t *testing.T) {
 }
 
 func TestRegistration_ConflictingPatternsAndLateRegistrationPanic(t *testing.T) {
-	mustPanic := func(name string, f func()) {
+	mustPanic := func(name string, f func()) string {
 		t.Helper()
-		defer func() {
-			if recover() == nil {
-				t.Errorf("%s: no panic", name)
-			}
+		msg := ""
+		func() {
+			defer func() {
+				if p := recover(); p == nil {
+					t.Errorf("%s: no panic", name)
+				} else {
+					msg = fmt.Sprint(p)
+				}
+			}()
+			f()
 		}()
-		f()
+		return msg
 	}
 	s := site.New(site.Options{})
 	s.Page("/a/{x}", site.PageOptions{})
-	mustPanic("conflict", func() { s.Page("/a/{y}", site.PageOptions{}) })
+	msg := mustPanic("conflict", func() { s.Page("/a/{y}", site.PageOptions{}) })
+	// Both pages are named with the author's file and line.
+	if strings.Count(msg, "read_test.go:") != 2 || !strings.Contains(msg, `"/a/{x}"`) || !strings.Contains(msg, `"/a/{y}"`) {
+		t.Errorf("conflict panic %q does not name both pages where they were registered", msg)
+	}
 	mustPanic("method in pattern", func() { s.Page("GET /b", site.PageOptions{}) })
-	do(s, "GET", "/a/1")
+	sitetest.New(t, s).Get("/a/1")
 	mustPanic("after serving", func() { s.Page("/c", site.PageOptions{}) })
 }
 
 func TestGraphSize_WarnsOncePerRoute(t *testing.T) {
 	f := newFixture(t)
 	for range 3 {
-		do(f.site, "GET", "/big", "Accept", agent)
+		f.c.Get("/big", sitetest.Header("Accept", agent))
 	}
-	do(f.site, "GET", "/products/tee", "Accept", agent)
+	f.c.Get("/products/tee", sitetest.Header("Accept", agent))
 	logs := f.logs.String()
 	if n := strings.Count(logs, "token ceiling"); n != 1 {
 		t.Fatalf("%d warnings, want 1:\n%s", n, logs)
@@ -401,10 +426,10 @@ func TestGraphSize_WarnsOncePerRoute(t *testing.T) {
 
 func TestGraphOnlyPage_Answers406ToBrowsers(t *testing.T) {
 	f := newFixture(t)
-	if w := do(f.site, "GET", "/agents/x"); w.Code != http.StatusNotAcceptable {
+	if w := f.c.Get("/agents/x"); w.Code != http.StatusNotAcceptable {
 		t.Errorf("status %d", w.Code)
 	}
-	if w := do(f.site, "GET", "/agents/x", "Accept", agent); w.Code != 200 || !isGraph(w) {
+	if w := f.c.Get("/agents/x", sitetest.Header("Accept", agent)); w.Code != 200 || !w.IsDocument() {
 		t.Errorf("agent: status %d", w.Code)
 	}
 }
@@ -423,34 +448,34 @@ func TestWrap_SendsEverythingElseToTheApplication(t *testing.T) {
 		w.Header().Set("Content-Type", "text/html")
 		w.Write([]byte("app:" + r.URL.Path))
 	})
-	h := s.Wrap(app)
+	c := sitetest.New(t, s.Wrap(app))
 
 	// A browser on a page with a graph: the app renders it, the site adds
 	// Vary and Link.
-	w := do(h, "GET", "/products/tee")
+	w := c.Get("/products/tee")
 	if w.Body.String() != "app:/products/tee" || w.Header().Get("Vary") != "Accept" || w.Header().Get("Link") == "" {
 		t.Errorf("browser on page: %q %v", w.Body, w.Header())
 	}
 	// An agent on the same URL gets the graph.
-	w = do(h, "GET", "/products/tee", "Accept", agent)
-	if !isGraph(w) || !strings.Contains(w.Body.String(), `"slug":"tee"`) {
+	w = c.Get("/products/tee", sitetest.Header("Accept", agent))
+	if !w.IsDocument() || !strings.Contains(w.Body.String(), `"slug":"tee"`) {
 		t.Errorf("agent on page: %s", w.Body)
 	}
 	// A page with its own view is rendered by the site.
-	if w = do(h, "GET", "/own"); !strings.Contains(w.Body.String(), "Own view") {
+	if w = c.Get("/own"); !strings.Contains(w.Body.String(), "Own view") {
 		t.Errorf("own view: %s", w.Body)
 	}
 	// Paths without a graph: the app for browsers (headers untouched), a
 	// not_found delta for agents.
-	w = do(h, "GET", "/about")
+	w = c.Get("/about")
 	if w.Body.String() != "app:/about" || w.Header().Get("Link") != "" || w.Header().Get("Vary") != "" {
 		t.Errorf("browser off page: %q %v", w.Body, w.Header())
 	}
-	if w = do(h, "GET", "/about", "Accept", agent); w.Code != 404 || !isGraph(w) {
+	if w = c.Get("/about", sitetest.Header("Accept", agent)); w.Code != 404 || !w.IsDocument() {
 		t.Errorf("agent off page: %d %s", w.Code, w.Body)
 	}
 	// The index is the site's.
-	if w = do(h, "GET", protocol.WellKnownPath); !strings.Contains(w.Body.String(), `"/products/[slug]"`) {
+	if w = c.Get(protocol.WellKnownPath); !strings.Contains(w.Body.String(), `"/products/[slug]"`) {
 		t.Errorf("index: %s", w.Body)
 	}
 }
@@ -458,7 +483,7 @@ func TestWrap_SendsEverythingElseToTheApplication(t *testing.T) {
 func TestDefaultAuth_AcceptsNoBearerToken(t *testing.T) {
 	s := site.New(site.Options{})
 	s.Page("/", site.PageOptions{})
-	w := do(s, "GET", "/", "Accept", agent, "Authorization", "Bearer anything")
+	w := sitetest.New(t, s).Get("/", sitetest.Header("Accept", agent, "Authorization", "Bearer anything"))
 	if w.Code != 401 {
 		t.Errorf("status %d", w.Code)
 	}
