@@ -72,13 +72,13 @@ func TestClient_RidesOnCookiesAfterSignIn(t *testing.T) {
 }
 
 func TestClient_NeverConfirmsWithoutApproval(t *testing.T) {
-	s := shoptest.Start(t)
+	s := newTestSite()
 	for _, approver := range []client.Approver{nil, func(context.Context, client.Approval) (bool, error) { return false, nil }} {
-		c := client.New(client.Options{Token: s.Token, Approver: approver})
-		if _, err := c.Call(ctx, s.URL+"/products/heavyweight-tee", "addToCart", map[string]any{"sku": "TEE-BLK-M"}); err != nil {
+		c := s.client(client.Options{Token: "good", Approver: approver})
+		if _, err := c.Call(ctx, base+"/products/tee", "addToCart", map[string]any{"sku": "TEE-BLK-M"}); err != nil {
 			t.Fatal(err)
 		}
-		_, err := c.Call(ctx, s.URL+"/checkout", "placeOrder", nil)
+		_, err := c.Call(ctx, base+"/checkout", "placeOrder", nil)
 		if approver == nil && !client.IsCode(err, protocol.CodeConfirmRequired) {
 			t.Errorf("no approver: %v", err)
 		}
@@ -86,15 +86,14 @@ func TestClient_NeverConfirmsWithoutApproval(t *testing.T) {
 			t.Errorf("declined: %v", err)
 		}
 	}
-	if s.Orders(t) != 0 {
+	if s.orders.Load() != 0 {
 		t.Fatalf("an order was placed without approval")
 	}
 }
 
 func TestClient_InvalidInputCarriesEveryIssue(t *testing.T) {
-	s := shoptest.Start(t)
-	c := client.New(client.Options{Token: s.Token})
-	_, err := c.Call(ctx, s.URL+"/products/heavyweight-tee", "addToCart", map[string]any{"sku": "tee", "qty": 11, "colour": "black"})
+	c := newTestSite().client(client.Options{Token: "good"})
+	_, err := c.Call(ctx, base+"/products/tee", "addToCart", map[string]any{"sku": "tee", "qty": 11, "colour": "black"})
 	var e *client.Error
 	if !errors.As(err, &e) || e.Code != protocol.CodeInvalidInput || e.Status != 400 || len(e.Issues) != 3 {
 		t.Fatalf("%v", err)
@@ -127,16 +126,16 @@ func TestClient_RefusesAnUnsupportedMajor(t *testing.T) {
 }
 
 func TestClient_DiscoversTheGraphFromHTML(t *testing.T) {
-	s := shoptest.Start(t)
-	c := client.New(client.Options{})
-	u, err := c.Discover(ctx, s.URL+"/products/heavyweight-tee")
-	if err != nil || u != s.URL+"/products/heavyweight-tee?affordances=1" {
+	c := newTestSite().client(client.Options{})
+	u, err := c.Discover(ctx, base+"/products/tee")
+	if err != nil || u != base+"/products/tee?affordances=1" {
 		t.Fatalf("%q %v", u, err)
 	}
-	g, err := c.DiscoverGraph(ctx, s.URL+"/products/heavyweight-tee")
+	g, err := c.DiscoverGraph(ctx, base+"/products/tee")
 	if err != nil || g.Action("addToCart") == nil {
 		t.Fatalf("%v %+v", err, g)
 	}
+	c = client.New(client.Options{})
 	// Only the <link> element, no header.
 	html := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Write([]byte(`<html><head><LINK href='/g?affordances=1&amp;x=1' REL="stylesheet affordances"></head></html>`))

@@ -18,8 +18,8 @@ func exampleSite() *httptest.Server {
 	})})
 	p := s.Page("/checkout", site.PageOptions{})
 	site.Handle(p, site.Action{Name: "placeOrder", Description: "Order the cart", Expose: protocol.ExposeConfirm},
-		func(r *site.Request, in struct{}) (site.Result[site.NoOutput], error) {
-			return site.Result[site.NoOutput]{Message: "Order 7 placed.", Redirect: "/orders/7"}, nil
+		func(r *site.Request, in struct{}) (site.Done, error) {
+			return site.Done{Message: "Order 7 placed.", Redirect: "/orders/7"}, nil
 		})
 	return httptest.NewServer(s)
 }
