@@ -118,9 +118,10 @@ type action struct {
 var actionName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.-]{0,63}$`)
 
 // Handle registers an action on page p with handler h. The input schema is
-// inferred from In (a struct: see the package documentation of the tags it
-// reads), closed to unknown properties, and compiled once here; the output
-// schema is inferred from Out unless Out is [NoOutput].
+// inferred from In, a struct whose tags are listed in the package
+// documentation ("Input struct tags"), closed to unknown properties and
+// compiled once here; the output schema is inferred from Out unless Out is
+// [NoOutput].
 //
 // Handle panics when the action cannot be registered: no or an unknown
 // Expose, a session or confirm action on a site without [Options.Auth]

@@ -6,12 +6,112 @@
 // a graph, and both are built from the one State the loader returned, so an
 // agent never sees more than the person would.
 //
-// Actions are declared on a page with [Handle]. Their input and output
-// schemas are inferred from the handler's Go types when they are registered,
-// and every graph lists them with their availability evaluated for the
-// request at hand.
-//
 // A site can stand alone (it is an http.Handler) or be put in front of an
 // existing application with [Site.Wrap], which sends everything that is not
 // an Affordances request for a registered page on to the application.
+//
+// # Pages and state
+//
+// [Site.Page] registers a page. Its loader returns the entities the page
+// shows, the links an agent may follow and an optional Markdown text.
+// Entities get a Go type through a [Key], declared once and used by the
+// loader that writes the entity and by the guards and summaries that read
+// it:
+//
+//	var ProductKey = site.NewKey[*Product]("product")
+//
+//	func loadProduct(r *site.Request) (*site.State, error) {
+//		p, err := db.Product(r.Context(), r.PathValue("slug"))
+//		if errors.Is(err, sql.ErrNoRows) {
+//			return nil, site.ErrNotFound
+//		}
+//		if err != nil {
+//			return nil, err
+//		}
+//		st := &site.State{}
+//		ProductKey.Set(st, p)
+//		return st, nil
+//	}
+//
+// Reading an entity that is missing or holds another type is a fault of
+// the site, not of the caller: the request answers internal (500) and the
+// log names the route and the entity. A guard or summary that panics is
+// answered the same way; the process never goes down.
+//
+// # Actions
+//
+// [Handle] declares an action on a page with a typed handler. The input
+// type's JSON Schema is inferred once, at registration, and every call's
+// input is validated against it before it is decoded into the type. The
+// [Action] says who may call it (Expose), its precondition (Guard) and the
+// entities it changes (Effects). Every graph lists it with its
+// availability for the request at hand.
+//
+// A handler returns a [Result] (or [Done] when it has no output) and an
+// error. [Unavailable], [NotFound] and [Invalid] answer the protocol's
+// unavailable, not_found and invalid_input; any other error, and any
+// panic, answers internal with a generic message, the details going to
+// the log only.
+//
+// Registration errors (no Expose, a duplicate name, a session action on a
+// site without authentication, an invalid pattern) panic at start-up with
+// the file and line of the call, like a bad ServeMux pattern.
+//
+// # Input struct tags
+//
+// The input schema is read from the struct's fields, one tag per JSON
+// Schema keyword. Property names, omitted and embedded fields follow
+// encoding/json, so the schema describes exactly what the decoder fills:
+//
+//	type AddToCart struct {
+//		SKU  string `json:"sku" description:"the SKU to add" pattern:"^[A-Z0-9-]+$"`
+//		Qty  int    `json:"qty,omitempty" minimum:"1" maximum:"10" default:"1"`
+//		Size string `json:"size" enum:"S,M,L"`
+//	}
+//
+//	tag           applies to         example
+//	title         any field          title:"Size" (a short label; HTML forms show it)
+//	description   any field          description:"the SKU to add"
+//	pattern       strings            pattern:"^[A-Z0-9-]+$" (matches anywhere unless anchored)
+//	format        strings            format:"email" (checked: email, date, date-time, uri, uuid, …)
+//	minLength     strings            minLength:"1"
+//	maxLength     strings            maxLength:"200"
+//	minimum       numbers            minimum:"0"
+//	maximum       numbers            maximum:"10"
+//	minItems      slices             minItems:"1"
+//	maxItems      slices             maxItems:"20"
+//	enum          strings, numbers   enum:"S,M,L" (comma-separated)
+//	default       any field          default:"1" (documentation and form pre-fill only)
+//	required      any field          required:"false"
+//
+// A field is required unless its json tag has omitempty or omitzero, it is
+// a pointer, or required:"false" says so. Unknown properties are
+// rejected, and so are names that match a field only when case is ignored.
+// A tag that does not fit its field (minimum on a string) is a
+// registration error. [Action.Input] replaces the inferred schema with one
+// written by hand.
+//
+// An input type may also implement [InputGuard], a precondition that
+// depends on the input (this size is in stock), and [Summarizer], the text
+// a person reads before approving a confirm action.
+//
+// # Calls
+//
+// A call goes through the same steps, in the protocol's order, whatever
+// carried it (an agent's POST, an HTML form): resolve the action, check the
+// Origin rule and expose, apply the rate limit, validate the input,
+// evaluate the guard, ask for confirmation, run. Each failure answers with
+// the protocol's error code and status; see [Error].
+//
+// # HTML forms
+//
+// [Funcs] adds template functions that write an action's form from its
+// schema, so a person without JavaScript can use the same actions. A form
+// post runs through the same pipeline and answers with a redirect (303),
+// the page shown again with the error, or a confirmation page.
+//
+// # Testing
+//
+// Package sitetest drives a site in process: graphs, calls, forms and a
+// fake clock for the rate limit.
 package site

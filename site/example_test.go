@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net/http/httptest"
+	"strings"
 
 	"github.com/affordances-go/affordances/protocol"
 	"github.com/affordances-go/affordances/site"
@@ -42,10 +44,13 @@ func ExampleSite_Page() {
 // the struct tags of the input type; the graph lists it with its
 // availability for this request.
 func ExampleHandle() {
+	cart := site.NewKey[[]string]("cart") // the entity, with its Go type
 	s := site.New(site.Options{})
 	page := s.Page("/cart", site.PageOptions{
 		Load: func(r *site.Request) (*site.State, error) {
-			return &site.State{Entities: map[string]any{"cart": []string{}}}, nil
+			st := &site.State{}
+			cart.Set(st, []string{})
+			return st, nil
 		},
 	})
 
@@ -59,7 +64,7 @@ func ExampleHandle() {
 		Expose:      protocol.ExposePublic,
 		Effects:     []string{"cart"},
 		Guard: site.Guard{Text: "the cart is not empty", Check: func(r *site.Request, st *site.State) (bool, string) {
-			return len(st.Entities["cart"].([]string)) > 0, "the cart is empty"
+			return len(cart.Get(st)) > 0, "the cart is empty"
 		}},
 	}, func(r *site.Request, in SetQuantity) (site.Done, error) {
 		return site.Done{Message: "Quantity updated."}, nil
@@ -111,4 +116,30 @@ func ExampleHandle() {
 	//     }
 	//   ]
 	// }
+}
+
+// A handler declines with an error the caller can act on: Invalid points
+// at a field of the input, NotFound and Unavailable carry a message. Any
+// other error is a generic internal error, logged.
+func ExampleInvalid() {
+	s := site.New(site.Options{Logger: slog.New(slog.DiscardHandler)})
+	page := s.Page("/tickets", site.PageOptions{})
+	type Book struct {
+		Seats int `json:"seats" minimum:"1"`
+	}
+	site.Handle(page, site.Action{Name: "book", Description: "Book seats", Expose: protocol.ExposePublic},
+		func(r *site.Request, in Book) (site.Done, error) {
+			if left := 3; in.Seats > left {
+				return site.Done{}, site.Invalid("/seats", fmt.Sprintf("only %d left", left))
+			}
+			return site.Done{Message: "Booked."}, nil
+		})
+
+	r := httptest.NewRequest("POST", "/tickets", strings.NewReader(`{"action":"book","input":{"seats":5}}`))
+	r.Header.Set("Content-Type", protocol.MediaType)
+	w := httptest.NewRecorder()
+	s.ServeHTTP(w, r)
+	fmt.Println(w.Code, w.Body.String())
+	// Output:
+	// 400 {"ok":false,"error":{"code":"invalid_input","message":"the input was not accepted","issues":[{"path":"/seats","message":"only 3 left","keyword":"action"}]}}
 }

@@ -32,8 +32,14 @@ func actionForm(v *View, name string, presets ...any) (template.HTML, error) {
 		return "", nil // unknown or hidden from this person: nothing to show
 	}
 	fixed := map[string]string{}
+	button := humanize(name)
 	for i := 0; i < len(presets); i += 2 {
-		fixed[fmt.Sprint(presets[i])] = fmt.Sprint(presets[i+1])
+		k, val := fmt.Sprint(presets[i]), fmt.Sprint(presets[i+1])
+		if k == FormButtonPreset {
+			button = val
+			continue
+		}
+		fixed[k] = val
 	}
 	esc := html.EscapeString
 	var b strings.Builder
@@ -77,7 +83,7 @@ func actionForm(v *View, name string, presets ...any) (template.HTML, error) {
 	if !d.Available {
 		disabled = " disabled"
 	}
-	fmt.Fprintf(&b, `<button type="submit"%s>%s</button>`, disabled, esc(humanize(name)))
+	fmt.Fprintf(&b, `<button type="submit"%s>%s</button>`, disabled, esc(button))
 	if !d.Available && d.Reason != "" {
 		fmt.Fprintf(&b, `<p class="reason">%s</p>`, esc(d.Reason))
 	}
@@ -89,7 +95,10 @@ func actionForm(v *View, name string, presets ...any) (template.HTML, error) {
 func writeControl(b *strings.Builder, action string, p schema.Property, value string, required bool, msg string) {
 	esc := html.EscapeString
 	id := esc(action + "-" + p.Name)
-	label := p.Schema.Description
+	label := p.Schema.Title
+	if label == "" {
+		label = p.Schema.Description
+	}
 	if label == "" {
 		label = humanize(p.Name)
 	}

@@ -22,6 +22,11 @@ const (
 	// FormConfirmField carries "true" when a person pressed the confirm
 	// button of a confirm action's confirmation page.
 	FormConfirmField = "_confirm"
+	// FormButtonPreset is the name of the actionForm pair that sets the
+	// text of the form's button, as in
+	// {{actionForm . "removeFromCart" "sku" .SKU "_button" "Remove"}}.
+	// It is not a form field: nothing of it is posted.
+	FormButtonPreset = "_button"
 )
 
 // isForm reports whether a POST carries an HTML form.

@@ -82,7 +82,12 @@ const LinkTag template.HTML = `<link rel="affordances" href="?affordances=1">`
 //	    action: a labelled control per input property, a submit button that
 //	    is disabled (with the reason shown) when the action is unavailable,
 //	    and the field errors of a failed post. FIELD VALUE pairs fix inputs
-//	    as hidden fields, such as the SKU of a product page.
+//	    as hidden fields, such as the SKU of a product page. A field's label
+//	    is its title tag, else its description tag, else its JSON name in
+//	    words ("giftNote" reads "Gift note"); the button reads the action's
+//	    name in words ("addToCart" reads "Add to cart") unless the pair
+//	    "_button" TEXT says otherwise. Inside a range, pass the page's View
+//	    as $.
 //	  - actionField NAME writes the hidden field that names the action, for
 //	    forms written by hand.
 func Funcs() template.FuncMap {

@@ -11,7 +11,7 @@
 //		Qty int    `json:"qty,omitempty" minimum:"1" maximum:"10" default:"1"`
 //	}
 //
-// The tags are description, pattern, format, minimum, maximum, minLength,
+// The tags are title, description, pattern, format, minimum, maximum, minLength,
 // maxLength, minItems, maxItems, enum (comma-separated), default and required
 // ("true" or "false"). A field is required unless its json tag says omitempty
 // or omitzero, it is a pointer, or required:"false" says otherwise.

@@ -192,13 +192,15 @@ func applyTags(s *Schema, f reflect.StructField) error {
 	typ := s.TypeName()
 	numeric := typ == "integer" || typ == "number"
 	parse := func(key string, v string) (any, error) { return parseValue(typ, key, v) }
-	for _, key := range []string{"description", "format", "pattern", "minimum", "maximum",
+	for _, key := range []string{"title", "description", "format", "pattern", "minimum", "maximum",
 		"minLength", "maxLength", "minItems", "maxItems", "enum", "default"} {
 		v, ok := f.Tag.Lookup(key)
 		if !ok {
 			continue
 		}
 		switch key {
+		case "title":
+			s.Title = v
 		case "description":
 			s.Description = v
 		case "format":

@@ -1,0 +1,268 @@
+// Package docs_test holds the code of the guides in this folder, so that it
+// compiles, and checks that every Go block of docs/server.md is this code.
+package docs_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"html/template"
+	"log/slog"
+	"net/http"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/affordances-go/affordances/protocol"
+	"github.com/affordances-go/affordances/site"
+	"github.com/affordances-go/affordances/site/ratelimit"
+	"github.com/affordances-go/affordances/site/sitetest"
+)
+
+// The application the guide's fragments talk to.
+type (
+	Product struct {
+		Name     string
+		Variants []Variant
+	}
+	Variant struct {
+		SKU   string
+		Stock int
+	}
+	CartLine struct {
+		SKU string `json:"sku"`
+		Qty int    `json:"qty"`
+	}
+	Cart struct {
+		Count int    `json:"count"`
+		Total string `json:"total"`
+	}
+	User    struct{ TokenID, Name string }
+	Session struct {
+		ID     string
+		UserID int
+	}
+)
+
+var (
+	ErrSoldOut = errors.New("sold out")
+	ErrNoStock = errors.New("not enough stock")
+	carts      cartStore
+	tokens     tokenStore
+	sessions   sessionStore
+)
+
+type cartStore struct{}
+
+func (cartStore) Add(ctx context.Context, owner string, sku string, qty int) (CartLine, error) {
+	return CartLine{SKU: sku, Qty: qty}, nil
+}
+
+type tokenStore struct{}
+
+func (tokenStore) Lookup(ctx context.Context, tok string) (*User, error) {
+	if tok != "good" {
+		return nil, errors.New("no such token")
+	}
+	return &User{TokenID: "1"}, nil
+}
+
+type sessionStore struct{}
+
+func (sessionStore) From(r *http.Request) (*Session, bool) {
+	c, err := r.Cookie("sid")
+	if err != nil {
+		return nil, false
+	}
+	return &Session{ID: c.Value, UserID: 1}, true
+}
+
+func cartOf(r *site.Request) string { return r.Caller.ID }
+
+func (p *Product) StockOf(sku string) int {
+	for _, v := range p.Variants {
+		if v.SKU == sku {
+			return v.Stock
+		}
+	}
+	return 0
+}
+
+// --- the guide's fragments, in the order of docs/server.md ---
+
+var ProductKey = site.NewKey[*Product]("product")
+var CartKey = site.NewKey[Cart]("cart")
+
+type AddToCart struct {
+	SKU string `json:"sku" title:"Size" description:"the size to add, such as TEE-BLK-M" pattern:"^[A-Z0-9-]+$"`
+	Qty int    `json:"qty,omitempty" title:"Quantity" minimum:"1" maximum:"10" default:"1"`
+}
+
+func anySizeInStock(r *site.Request, st *site.State) (bool, string) {
+	for _, v := range ProductKey.Get(st).Variants {
+		if v.Stock > 0 {
+			return true, ""
+		}
+	}
+	return false, "sold out in every size"
+}
+
+func registerAddToCart(product *site.Page) {
+	site.Handle(product, site.Action{
+		Name:        "addToCart",
+		Description: "Put one size of this product in the cart",
+		Expose:      protocol.ExposePublic,
+		Effects:     []string{"cart"},
+		Guard:       site.Guard{Text: "the product is in stock", Check: anySizeInStock},
+	}, func(r *site.Request, in AddToCart) (site.Result[CartLine], error) {
+		line, err := carts.Add(r.Context(), cartOf(r), in.SKU, max(in.Qty, 1))
+		switch {
+		case errors.Is(err, ErrSoldOut):
+			return site.Result[CartLine]{}, site.Unavailable("that size sold out a moment ago")
+		case errors.Is(err, ErrNoStock):
+			return site.Result[CartLine]{}, site.Invalid("/qty", "there are not that many left")
+		case err != nil:
+			return site.Result[CartLine]{}, fmt.Errorf("adding to cart: %w", err)
+		}
+		return site.Result[CartLine]{Output: line, Message: "Added to your cart."}, nil
+	})
+}
+
+func (in AddToCart) Guard(r *site.Request, st *site.State) (bool, string) {
+	if ProductKey.Get(st).StockOf(in.SKU) == 0 {
+		return false, "that size is out of stock"
+	}
+	return true, ""
+}
+
+type PlaceOrder struct{}
+
+func (in PlaceOrder) Summary(r *site.Request, st *site.State) string {
+	c := CartKey.Get(st)
+	return fmt.Sprintf("Place an order for %d items, total %s.", c.Count, c.Total)
+}
+
+var auth = site.AuthFunc(func(r *http.Request) (site.Caller, error) {
+	if tok, ok := site.BearerToken(r); ok {
+		u, err := tokens.Lookup(r.Context(), tok)
+		if err != nil {
+			return site.Caller{}, site.ErrBadToken // 401, never a fall back to the cookie
+		}
+		return site.Caller{ID: "tok:" + u.TokenID, Mode: protocol.AuthBearer, SignedIn: true, User: u}, nil
+	}
+	if sess, ok := sessions.From(r); ok {
+		return site.Caller{ID: "sess:" + sess.ID, Mode: protocol.AuthCookie, SignedIn: sess.UserID != 0, User: sess}, nil
+	}
+	return site.Caller{}, nil // anonymous
+})
+
+func registerSignIn(login *site.Page, signIn site.Handler[struct{}, site.NoOutput]) {
+	site.Handle(login, site.Action{
+		Name: "signIn", Expose: protocol.ExposePublic,
+		Limit: &ratelimit.Limit{Rate: 5, Per: time.Minute, Burst: 5},
+	}, signIn)
+}
+
+func TestAddToCart(t *testing.T) {
+	clock := sitetest.NewClock()
+	s := site.New(site.Options{Auth: auth, Limiter: ratelimit.NewMemory(clock.Now), Logger: slog.New(slog.DiscardHandler)})
+	product := s.Page("/products/{slug}", site.PageOptions{
+		Load: func(r *site.Request) (*site.State, error) {
+			st := &site.State{}
+			ProductKey.Set(st, &Product{Name: "Tee", Variants: []Variant{{"TEE-M", 2}, {"TEE-L", 0}}})
+			return st, nil
+		},
+	})
+	registerAddToCart(product)
+
+	c := sitetest.New(t, s)
+	res := c.Call("/products/tee", "addToCart", AddToCart{SKU: "TEE-M", Qty: 2})
+	if res.ErrorCode() != "ok" {
+		t.Fatalf("addToCart: %s", res.Body)
+	}
+	res = c.Call("/products/tee", "addToCart", AddToCart{SKU: "TEE-L"})
+	if res.ErrorCode() != "unavailable" || res.Delta().Error.Message != "that size is out of stock" {
+		t.Errorf("sold-out size: %s", res.Body)
+	}
+}
+
+// loadProduct is the loader an existing application already has.
+func loadProduct(r *site.Request) (*site.State, error) {
+	st := &site.State{}
+	ProductKey.Set(st, &Product{Name: r.PathValue("slug")})
+	return st, nil
+}
+
+func wrapExisting(existingMux http.Handler) http.Handler {
+	s := site.New(site.Options{Name: "Shop", Auth: auth})
+	s.Page("/products/{slug}", site.PageOptions{
+		Description: "One product",
+		Load:        loadProduct, // the function your own handler already calls
+	})
+	return s.Wrap(existingMux)
+}
+
+const handWrittenForm = `
+<form method="post">
+  {{actionField "addToCart"}}
+  <label for="sku">Size</label>
+  <select id="sku" name="sku">…</select>
+  <button>Add to cart</button>
+</form>
+`
+
+func TestWrapAndHandWrittenForm(t *testing.T) {
+	app := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("app")) })
+	c := sitetest.New(t, wrapExisting(app))
+	if g := c.Graph("/products/tee"); ProductKey.Name() != "product" || g.Entities["product"] == nil {
+		t.Errorf("graph %+v", g)
+	}
+	if res := c.Get("/products/tee"); res.Body.String() != "app" {
+		t.Errorf("a browser did not reach the application: %s", res.Body)
+	}
+	if _, err := template.New("").Funcs(site.Funcs()).Parse(handWrittenForm); err != nil {
+		t.Error(err)
+	}
+}
+
+// --- the check that the guide shows this code ---
+
+// TestServerGuide_GoBlocksAreCompiledCode fails when a Go block of
+// server.md is not, line for line, in this file or in the todo example.
+func TestServerGuide_GoBlocksAreCompiledCode(t *testing.T) {
+	guide := read(t, "server.md")
+	var code strings.Builder
+	for _, f := range []string{"server_test.go", "../examples/todo/main.go", "../examples/todo/page.html", "../examples/todo/main_test.go"} {
+		code.WriteString(normalize(read(t, f)))
+	}
+	blocks := regexp.MustCompile("(?s)```(go|html)\n(.*?)```").FindAllStringSubmatch(guide, -1)
+	if len(blocks) < 5 {
+		t.Fatalf("found %d code blocks in server.md", len(blocks))
+	}
+	for _, b := range blocks {
+		if !strings.Contains(code.String(), normalize(b[2])) {
+			t.Errorf("this block of server.md is not in the compiled code:\n%s", b[2])
+		}
+	}
+}
+
+func read(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// normalize drops indentation, so that a fragment shown at the top level
+// of the guide matches the same lines inside a function.
+func normalize(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimSpace(l)
+	}
+	return strings.Join(lines, "\n")
+}
