@@ -1,0 +1,170 @@
+package conformance
+
+// The calls.* checks: how a call body is read, validated, and in what order
+// the pipeline's steps answer.
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"regexp"
+	"strconv"
+
+	"github.com/affordances-go/affordances/protocol"
+	"github.com/affordances-go/affordances/schemas"
+)
+
+func checkUnknownAction(ctx context.Context, e *Env) Outcome {
+	if o, ok := needPages(e); !ok {
+		return o
+	}
+	p := e.pages[0]
+	res, err := e.post(ctx, p.url, `{"action":"affordCheckNoSuchAction","input":{}}`)
+	if err != nil {
+		return fail("%v", err)
+	}
+	if ok, msg := res.failedWith(http.StatusNotFound, protocol.CodeNotFound); !ok {
+		return fail("%s: %s", p.url, msg)
+	}
+	return pass("404 not_found")
+}
+
+func checkNotJSON(ctx context.Context, e *Env) Outcome {
+	p, a := e.findAction(func(*protocol.ActionDescriptor) bool { return true })
+	if p == nil {
+		return skip("no page lists an action")
+	}
+	res, err := e.post(ctx, p.url, `{"action":`+strconv.Quote(a.Name)+`,`)
+	if err != nil {
+		return fail("%v", err)
+	}
+	if ok, msg := res.failedWith(http.StatusBadRequest, protocol.CodeInvalidInput); !ok {
+		return fail("%s: %s", p.url, msg)
+	}
+	return pass("400 invalid_input")
+}
+
+// callable finds an action this checker can call past the expose check
+// (public; session ones too with a token) whose input must be an object.
+func (e *Env) callable(extra func(*protocol.ActionDescriptor) bool) (*page, *protocol.ActionDescriptor) {
+	return e.findAction(func(a *protocol.ActionDescriptor) bool {
+		ok := a.Expose == protocol.ExposePublic || e.cfg.Token != ""
+		return ok && objectInput(a) && (extra == nil || extra(a))
+	})
+}
+
+var pointer = regexp.MustCompile(`^(/([^~/]|~[01])*)*$`)
+
+func checkInvalidInput(ctx context.Context, e *Env) Outcome {
+	p, a := e.callable(nil)
+	if p == nil {
+		return skip("no action with an object input that this checker may call")
+	}
+	res, err := e.post(ctx, p.url, invalidCall(a.Name), "Authorization", e.bearer())
+	if err != nil {
+		return fail("%v", err)
+	}
+	if ok, msg := res.failedWith(http.StatusBadRequest, protocol.CodeInvalidInput); !ok {
+		return fail("%s %s: %s", p.url, a.Name, msg)
+	}
+	var raw struct {
+		Error struct {
+			Issues []map[string]any `json:"issues"`
+		} `json:"error"`
+	}
+	json.Unmarshal(res.body, &raw)
+	if len(raw.Error.Issues) == 0 {
+		return fail("%s %s: invalid_input without issues", p.url, a.Name)
+	}
+	for _, is := range raw.Error.Issues {
+		path, okp := is["path"].(string)
+		_, okm := is["message"].(string)
+		_, okk := is["keyword"].(string)
+		if !okp || !okm || !okk {
+			return fail("%s %s: an issue lacks path, message or keyword: %v", p.url, a.Name, is)
+		}
+		if !pointer.MatchString(path) {
+			return fail("%s %s: issue path %q is not a JSON Pointer", p.url, a.Name, path)
+		}
+	}
+	if err := schemas.Validate(schemas.Delta, res.body); err != nil {
+		return fail("the delta does not satisfy the delta schema: %v", err)
+	}
+	return pass("%s: %d issues", a.Name, len(raw.Error.Issues))
+}
+
+func checkAuthBeforeInput(ctx context.Context, e *Env) Outcome {
+	p, a := e.findAction(func(a *protocol.ActionDescriptor) bool { return a.Expose.NeedsSession() && objectInput(a) })
+	if p == nil {
+		return skip("no session or confirm action with an object input was found")
+	}
+	res, err := e.post(ctx, p.url, invalidCall(a.Name)) // anonymous: no token, no cookie
+	if err != nil {
+		return fail("%v", err)
+	}
+	if ok, msg := res.failedWith(http.StatusUnauthorized, protocol.CodeUnauthorized); !ok {
+		return fail("%s %s, anonymous, invalid input: %s", p.url, a.Name, msg)
+	}
+	return pass("%s: 401 before validation", a.Name)
+}
+
+func checkInputBeforeGuard(ctx context.Context, e *Env) Outcome {
+	auth := e.bearer()
+	p, a := e.callable(func(a *protocol.ActionDescriptor) bool { return !a.Available })
+	if p == nil {
+		// Look as an anonymous caller: public actions are often
+		// unavailable to one (an empty cart).
+		auth = ""
+		for _, pg := range e.pages {
+			res, err := e.do(ctx, http.MethodGet, pg.url, nil, "Accept", protocol.MediaType)
+			var g protocol.Graph
+			if err != nil || res.status != http.StatusOK || json.Unmarshal(res.body, &g) != nil {
+				continue
+			}
+			for i := range g.Actions {
+				if c := &g.Actions[i]; !c.Available && c.Expose == protocol.ExposePublic && objectInput(c) {
+					p, a = pg, c
+					break
+				}
+			}
+			if p != nil {
+				break
+			}
+		}
+	}
+	if p == nil {
+		return skip("no unavailable action that this checker may call was found")
+	}
+	res, err := e.post(ctx, p.url, invalidCall(a.Name), "Authorization", auth)
+	if err != nil {
+		return fail("%v", err)
+	}
+	if ok, msg := res.failedWith(http.StatusBadRequest, protocol.CodeInvalidInput); !ok {
+		return fail("%s %s (unavailable: %s), invalid input: %s", p.url, a.Name, a.Reason, msg)
+	}
+	return pass("%s: 400 before its guard", a.Name)
+}
+
+func checkUnknownFields(ctx context.Context, e *Env) Outcome {
+	s := e.cfg.Safe
+	if s == nil {
+		return skip("needs an action that may run: --safe-action")
+	}
+	body := map[string]any{"action": s.Name, "afford-check-unknown": true}
+	if s.Input != nil {
+		body["input"] = s.Input
+	}
+	b, _ := json.Marshal(body)
+	res, err := e.post(ctx, e.abs(s.Page), string(b), "Authorization", e.bearer(), "Cookie", e.cookieUnlessToken(), "Origin", e.originUnlessToken())
+	if err != nil {
+		return fail("%v", err)
+	}
+	d, err := res.delta()
+	if err != nil || res.status != http.StatusOK || !d.OK {
+		return fail("%s %s with an unknown field: status %d %s", s.Page, s.Name, res.status, res.body)
+	}
+	if err := schemas.Validate(schemas.Delta, res.body); err != nil {
+		return fail("the delta does not satisfy the delta schema: %v", err)
+	}
+	return pass("%s ran", s.Name)
+}
