@@ -35,6 +35,13 @@ type Book struct {
 	Year   int    `json:"year"`
 }
 
+// The entities of the two pages, with their Go types.
+var (
+	booksKey = site.NewKey[[]Book]("books")
+	countKey = site.NewKey[int]("count")
+	bookKey  = site.NewKey[Book]("book")
+)
+
 var books = []Book{
 	{"dune", "Dune", "Frank Herbert", 1965},
 	{"left-hand", "The Left Hand of Darkness", "Ursula K. Le Guin", 1969},
@@ -53,8 +60,10 @@ func newSite() *site.Site {
 			for i, b := range books {
 				nav[i] = protocol.Nav{To: "/books/" + b.ID, Label: b.Title}
 			}
-			return &site.State{Entities: map[string]any{"books": books, "count": len(books)}, Nav: nav,
-				MD: fmt.Sprintf("# Bookshelf\n\n%d books.", len(books))}, nil
+			st := &site.State{Nav: nav, MD: fmt.Sprintf("# Bookshelf\n\n%d books.", len(books))}
+			booksKey.Set(st, books)
+			countKey.Set(st, len(books))
+			return st, nil
 		},
 	})
 	s.Page("/books/{id}", site.PageOptions{
@@ -63,9 +72,10 @@ func newSite() *site.Site {
 		Load: func(r *site.Request) (*site.State, error) {
 			for _, b := range books {
 				if b.ID == r.PathValue("id") {
-					return &site.State{Entities: map[string]any{"book": b},
-						Nav: []protocol.Nav{{To: "/", Label: "All books"}},
-						MD:  fmt.Sprintf("# %s\n\n%s, %d.", b.Title, b.Author, b.Year)}, nil
+					st := &site.State{Nav: []protocol.Nav{{To: "/", Label: "All books"}},
+						MD: fmt.Sprintf("# %s\n\n%s, %d.", b.Title, b.Author, b.Year)}
+					bookKey.Set(st, b)
+					return st, nil
 				}
 			}
 			return nil, site.ErrNotFound

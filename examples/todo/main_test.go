@@ -17,8 +17,8 @@ func TestTodo_APersonAndAnAgentShareTheList(t *testing.T) {
 	}
 	// An agent sees it and finishes it.
 	g := c.Graph("/")
-	items := g.Entities["items"].([]any)
-	if len(items) != 1 || g.Action("finish") == nil || !g.Action("finish").Available {
+	items := sitetest.Entity[[]Item](t, g, "items")
+	if len(items) != 1 || items[0].Text != "water the plants" || g.Action("finish") == nil || !g.Action("finish").Available {
 		t.Fatalf("graph %+v", g)
 	}
 	if res := c.Call("/", "finish", map[string]int{"id": 1}); res.ErrorCode() != "ok" {

@@ -242,3 +242,23 @@ func (r *Response) decode(want int, v any) {
 		r.tb.Fatalf("sitetest: decoding %T: %v\n%s", v, err, r.Body)
 	}
 }
+
+// Entity decodes the entity called name of a graph into a T, such as the
+// site's own entity type, and fails the test when the graph has no such
+// entity or it does not decode.
+func Entity[T any](tb testing.TB, g protocol.Graph, name string) T {
+	tb.Helper()
+	var v T
+	x, ok := g.Entities[name]
+	if !ok {
+		tb.Fatalf("sitetest: the graph of %s has no entity %q", g.Page, name)
+	}
+	b, err := json.Marshal(x)
+	if err == nil {
+		err = json.Unmarshal(b, &v)
+	}
+	if err != nil {
+		tb.Fatalf("sitetest: entity %q of %s as %T: %v", name, g.Page, v, err)
+	}
+	return v
+}

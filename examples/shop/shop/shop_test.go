@@ -16,6 +16,7 @@ import (
 	"github.com/affordances-go/affordances/examples/shop/shop"
 	"github.com/affordances-go/affordances/examples/shop/shoptest"
 	"github.com/affordances-go/affordances/protocol"
+	"github.com/affordances-go/affordances/site/sitetest"
 )
 
 // testShop is the shop on a loopback port with a fresh database.
@@ -150,8 +151,8 @@ func TestAgent_BuysABlackMTeeWithABearerToken(t *testing.T) {
 		t.Fatalf("stock %d, want %d", got, before-1)
 	}
 	g := agent.graph(d.Redirect)
-	if o := g.Entities["order"].(map[string]any); o["status"] != "placed" {
-		t.Errorf("order %v", o)
+	if o := sitetest.Entity[struct{ Status string }](t, g, "order"); o.Status != "placed" {
+		t.Errorf("order %+v", o)
 	}
 }
 
@@ -215,18 +216,16 @@ func TestGuestCart_IsMergedAtSignIn(t *testing.T) {
 		t.Fatalf("guest add: %d %+v", code, d)
 	}
 	guest.call("/products/canvas-tote", "addToCart", map[string]any{"sku": "TOTE-NAT-ONESIZE"}, false)
-	if g := guest.graph("/cart"); g.Entities["cart"].(map[string]any)["count"] != 2.0 {
-		t.Fatalf("guest cart %v", g.Entities["cart"])
+	if c := sitetest.Entity[cartJSON](t, guest.graph("/cart"), "cart"); c.Count != 2 {
+		t.Fatalf("guest cart %+v", c)
 	}
 	code, d = guest.call("/login", "signIn", map[string]any{"email": shop.DemoEmail, "password": shop.DemoPassword}, false)
 	if code != 200 || d.Redirect != "/account" {
 		t.Fatalf("sign in: %d %+v", code, d)
 	}
-	c := guest.graph("/cart").Entities["cart"].(map[string]any)
-	lines := map[string]float64{}
-	for _, l := range c["lines"].([]any) {
-		l := l.(map[string]any)
-		lines[l["sku"].(string)] = l["qty"].(float64)
+	lines := map[string]int{}
+	for _, l := range sitetest.Entity[cartJSON](t, guest.graph("/cart"), "cart").Lines {
+		lines[l.SKU] = l.Qty
 	}
 	if lines["TEE-BLK-M"] != 3 || lines["TOTE-NAT-ONESIZE"] != 1 || len(lines) != 2 {
 		t.Errorf("merged cart %v", lines)
@@ -269,11 +268,10 @@ func TestTokens_CreateShowOnceRevoke(t *testing.T) {
 	if g := agent.graph("/account"); g.Entities["profile"] == nil {
 		t.Fatalf("the new token does not sign in: %v", g.Entities)
 	}
-	tokens := agent.graph("/account").Entities["tokens"].([]any)
-	var id float64
-	for _, tk := range tokens {
-		if tk.(map[string]any)["label"] == "my agent" {
-			id = tk.(map[string]any)["id"].(float64)
+	var id int64
+	for _, tk := range sitetest.Entity[[]shop.Token](t, agent.graph("/account"), "tokens") {
+		if tk.Label == "my agent" {
+			id = tk.ID
 		}
 	}
 	code, d := agent.call("/account", "revokeToken", map[string]any{"id": id}, false)
@@ -391,4 +389,50 @@ func contains(xs []string, x string) bool {
 		}
 	}
 	return false
+}
+
+// cartJSON is the part of the cart entity the tests read.
+type cartJSON struct {
+	Count int `json:"count"`
+	Lines []struct {
+		SKU string `json:"sku"`
+		Qty int    `json:"qty"`
+	} `json:"lines"`
+}
+
+// A form's own fields (a CSRF token, a tracking parameter) never fail an
+// action, whether it has input fields or none.
+func TestForms_ExtraFieldsAreIgnored(t *testing.T) {
+	ts := newTestShop(t)
+	p := ts.client(t, "")
+	extra := func(v url.Values) url.Values {
+		v.Set("csrf_token", "abc123")
+		v.Set("utm_source", "newsletter")
+		return v
+	}
+	p.form("/login", extra(url.Values{"_action": {"signIn"}, "email": {shop.DemoEmail}, "password": {shop.DemoPassword}}))
+	p.form("/products/heavyweight-tee", extra(url.Values{"_action": {"addToCart"}, "sku": {"TEE-BLK-M"}}))
+	res, body := p.form("/checkout", extra(url.Values{"_action": {"placeOrder"}}))
+	if res.StatusCode != 428 || !strings.Contains(body, "Please confirm") {
+		t.Fatalf("placeOrder with extra fields: %d %s", res.StatusCode, body)
+	}
+	res, _ = p.form("/checkout", extra(url.Values{"_action": {"placeOrder"}, "_confirm": {"true"}}))
+	if res.StatusCode != 303 || !strings.HasPrefix(res.Header.Get("Location"), "/orders/") {
+		t.Fatalf("confirmed placeOrder with extra fields: %d %v", res.StatusCode, res.Header)
+	}
+	res, _ = p.form("/account", extra(url.Values{"_action": {"signOut"}}))
+	if res.StatusCode != 303 || res.Header.Get("Location") != "/" {
+		t.Fatalf("signOut with extra fields: %d %v", res.StatusCode, res.Header)
+	}
+}
+
+// Revoking a token that does not exist is not_found: the thing named is
+// not there, which is not the same as an action that cannot run now.
+func TestRevokeToken_OfAMissingTokenIsNotFound(t *testing.T) {
+	ts := newTestShop(t)
+	agent := ts.client(t, ts.token)
+	code, d := agent.call("/account", "revokeToken", map[string]any{"id": 987654}, false)
+	if code != 404 || d.Error == nil || d.Error.Code != protocol.CodeNotFound || !strings.Contains(d.Error.Message, "987654") {
+		t.Fatalf("revoke a missing token: %d %+v", code, d.Error)
+	}
 }
