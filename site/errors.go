@@ -120,8 +120,10 @@ func NotFound(format string, args ...any) error {
 // Invalid returns the error of an input the schema accepted but the action
 // cannot: the call answers invalid_input (400) with one issue whose path
 // is a JSON Pointer into the input, such as "/qty" (a path without the
-// leading slash gets one). Several Invalid errors joined with errors.Join
-// answer one invalid_input listing every issue.
+// leading slash gets one), and whose keyword is "action", since no schema
+// keyword failed. Several Invalid errors joined with errors.Join answer
+// one invalid_input listing every issue; an HTML form shows each message
+// beside its field.
 func Invalid(path, message string) error {
 	if path != "" && !strings.HasPrefix(path, "/") {
 		path = "/" + path

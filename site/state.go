@@ -65,7 +65,7 @@ func (k Key[T]) Set(st *State, v T) {
 // Use [Key.Lookup] for an entity that a page may leave out.
 func (k Key[T]) Get(st *State) T {
 	v, ok := k.Lookup(st)
-	if !ok && st.err == nil {
+	if !ok && st != nil && st.err == nil {
 		st.err = fmt.Errorf("entity %q is missing from the state (want %s)", k.name, typeName[T]())
 	}
 	return v
