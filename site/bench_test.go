@@ -27,7 +27,7 @@ func BenchmarkGraphGET(b *testing.B) {
 	}
 	descriptors := g.Actions
 	load := func(slug string) map[string]any {
-		return map[string]any{"product": product{Slug: slug, Name: "Heavyweight tee", Price: 2900, Stock: f.stock}}
+		return map[string]any{"product": product{Slug: slug, Name: "Heavyweight tee", Price: 2900, Stock: f.teeStock}}
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /products/{slug}", func(w http.ResponseWriter, r *http.Request) {
