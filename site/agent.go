@@ -28,6 +28,9 @@ func (s *Site) serveAgentCall(w http.ResponseWriter, hr *http.Request, p *Page) 
 // JSON object with no duplicate or case-variant keys, naming an action.
 // Unknown members are ignored.
 func (c *call) decodeCall(w http.ResponseWriter, hr *http.Request) *Error {
+	if e := c.site.checkLength(hr, "body"); e != nil {
+		return e
+	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, hr.Body, c.site.opts.MaxBodyBytes))
 	if err != nil {
 		return bodyError(err, "body", c.site.opts.MaxBodyBytes)
@@ -57,6 +60,16 @@ func (c *call) parseCall(body []byte) *Error {
 		b, isBool := v.(bool)
 		c.confirm = b
 		c.confirmBadTyp = !isBool
+	}
+	return nil
+}
+
+// checkLength refuses a body whose declared length is over the limit before
+// reading any of it, so that a client that sent Expect: 100-continue is
+// answered 413 without sending the body.
+func (s *Site) checkLength(hr *http.Request, what string) *Error {
+	if hr.ContentLength > s.opts.MaxBodyBytes {
+		return bodyError(&http.MaxBytesError{Limit: s.opts.MaxBodyBytes}, what, s.opts.MaxBodyBytes)
 	}
 	return nil
 }

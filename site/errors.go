@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/affordances-go/affordances/protocol"
 )
@@ -21,6 +22,8 @@ import (
 //   - [Invalid]: one field of the input is wrong in a way the schema could
 //     not say (only 3 left); 400 invalid_input with an issue on the field.
 //     Join several with errors.Join to report every field at once.
+//   - [RateLimited]: a limit of the action's own (failed sign-ins per
+//     account); 429 rate_limited with Retry-After.
 //
 // Any other error a handler returns, and any panic, answers 500 internal
 // with a generic message; the details go to the site's log only.
@@ -117,6 +120,16 @@ func NotFound(format string, args ...any) error {
 	return newError(protocol.CodeNotFound, fmt.Sprintf(format, args...))
 }
 
+// RateLimited returns the error of an action that limits something of its
+// own beyond the site's limit per caller, such as failed sign-ins per
+// account: the call answers rate_limited (429) with the message and a
+// Retry-After of retryAfter, rounded up to whole seconds (at least 1).
+func RateLimited(retryAfter time.Duration, format string, args ...any) error {
+	e := newError(protocol.CodeRateLimited, fmt.Sprintf(format, args...))
+	e.retryAfter = max(1, int((retryAfter+time.Second-1)/time.Second))
+	return e
+}
+
 // Invalid returns the error of an input the schema accepted but the action
 // cannot: the call answers invalid_input (400) with one issue whose path
 // is a JSON Pointer into the input, such as "/qty" (a path without the
@@ -141,7 +154,7 @@ func handlerError(err error) *Error {
 		return nil
 	}
 	switch e.code {
-	case protocol.CodeUnavailable, protocol.CodeNotFound:
+	case protocol.CodeUnavailable, protocol.CodeNotFound, protocol.CodeRateLimited:
 		return e
 	case protocol.CodeInvalidInput:
 		var issues []protocol.Issue

@@ -65,6 +65,9 @@ func isLocalPath(s string) bool {
 // decodeForm reads a posted form within the body limit.
 func (c *call) decodeForm(w http.ResponseWriter, hr *http.Request) *Error {
 	limit := c.site.opts.MaxBodyBytes
+	if e := c.site.checkLength(hr, "form"); e != nil {
+		return e
+	}
 	hr.Body = http.MaxBytesReader(w, hr.Body, limit)
 	mt, _, _ := mime.ParseMediaType(hr.Header.Get("Content-Type"))
 	var err error

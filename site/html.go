@@ -144,6 +144,9 @@ func (s *Site) renderPage(w http.ResponseWriter, r *Request, p *Page, v *View, s
 		return
 	}
 	advertise(w.Header())
+	if r.Caller.Mode != "" || p.opts.Personal {
+		w.Header().Set("Cache-Control", "private, no-store")
+	}
 	writeHTML(w, r.Request, status, buf.Bytes())
 }
 

@@ -3,6 +3,7 @@ package site
 import (
 	"encoding/json"
 	"errors"
+	"math/big"
 	"reflect"
 	"slices"
 	"strconv"
@@ -90,6 +91,11 @@ func escapePointer(s string) string {
 
 // decodeInput decodes a validated input into the handler's type, from its
 // raw JSON when the transport kept it, else from the parsed value.
+//
+// JSON Schema counts 1.0 and 1e0 as integers, and encoding/json does not
+// decode them into a Go int: when the raw decode fails on a number, the
+// parsed value is written again with every integral number in integer
+// form, and decoded from that. The common case costs nothing more.
 func (a *action) decodeInput(raw []byte, v any) (any, error) {
 	if raw == nil {
 		var err error
@@ -97,7 +103,47 @@ func (a *action) decodeInput(raw []byte, v any) (any, error) {
 			return nil, err
 		}
 	}
-	return a.decode(raw)
+	in, err := a.decode(raw)
+	var te *json.UnmarshalTypeError
+	if err != nil && errors.As(err, &te) && strings.HasPrefix(te.Value, "number") {
+		b, merr := json.Marshal(integralNumbers(v))
+		if merr == nil {
+			if in2, err2 := a.decode(b); err2 == nil {
+				return in2, nil
+			}
+		}
+	}
+	return in, err
+}
+
+// integralNumbers returns v with every json.Number whose value is a whole
+// number written as an integer ("1.0", "1e0" and "10E-1" become "1").
+func integralNumbers(v any) any {
+	switch x := v.(type) {
+	case json.Number:
+		s := string(x)
+		if !strings.ContainsAny(s, ".eE") {
+			return x
+		}
+		r, ok := new(big.Rat).SetString(s)
+		if ok && r.IsInt() {
+			return json.Number(r.Num().String())
+		}
+		return x
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = integralNumbers(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = integralNumbers(e)
+		}
+		return out
+	}
+	return v
 }
 
 // decodeIssues describes a decoding error that the schema did not catch,

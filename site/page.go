@@ -29,6 +29,12 @@ type PageOptions struct {
 	// sent to the wrapped application (see [Site.Wrap]), or get 406 from a
 	// site that wraps none.
 	View *template.Template
+	// Personal marks a page whose HTML is personal even for a caller
+	// without credentials, so that no shared cache may keep it. The HTML
+	// the site renders for a caller with credentials (a cookie the site
+	// reads, a bearer token) is always sent with Cache-Control: private,
+	// no-store; graphs always are.
+	Personal bool
 }
 
 // Page is one registered page: a route, its loader and view, and its

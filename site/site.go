@@ -201,12 +201,14 @@ func (h *handler) build() {
 }
 
 // unmatched answers a path no page matches: a not_found delta to agents,
-// the application (or the site's 404) to everyone else.
+// the application (or the site's 404) to everyone else, with Vary: Accept
+// since the two differ at the same URL.
 func (h *handler) unmatched(w http.ResponseWriter, r *http.Request) {
 	if wantsGraph(r) || (r.Method == http.MethodPost && postIsCall(r)) {
 		writeFailure(w, r, newError(protocol.CodeNotFound, "no Affordances graph at this path"))
 		return
 	}
+	w.Header().Add("Vary", "Accept")
 	if h.next != nil {
 		h.next.ServeHTTP(w, r)
 		return

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"math/big"
 	"strconv"
 	"strings"
 )
@@ -33,10 +34,17 @@ func FromText(s *Schema, v string) (any, error) {
 	t := strings.TrimSpace(v)
 	switch s.TypeName() {
 	case "integer":
-		if _, err := strconv.ParseInt(t, 10, 64); err != nil {
-			return nil, errors.New("must be a whole number")
+		if _, err := strconv.ParseInt(t, 10, 64); err == nil {
+			return json.Number(t), nil
 		}
-		return json.Number(t), nil
+		// 2.0 and 2e0 are whole numbers too, as JSON Schema counts them.
+		// The float check first bounds the exponent big.Rat is given.
+		if f, err := strconv.ParseFloat(t, 64); err == nil && len(t) <= 32 && math.Abs(f) < 9e18 {
+			if r, ok := new(big.Rat).SetString(t); ok && r.IsInt() {
+				return json.Number(r.Num().String()), nil
+			}
+		}
+		return nil, errors.New("must be a whole number")
 	case "number":
 		f, err := strconv.ParseFloat(t, 64)
 		if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {

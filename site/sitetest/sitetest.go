@@ -17,6 +17,7 @@ package sitetest
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
@@ -43,6 +44,13 @@ type Client struct {
 	Bearer string
 	// Jar keeps the cookies the site sets and sends them back.
 	Jar http.CookieJar
+	// CheckDeltas makes every successful Call read the page's graph again,
+	// with the same credentials, and fail the test when an entity of the
+	// delta's changed differs from what the page now shows: a handler that
+	// reports a change a reload does not show (a sign-out that leaves the
+	// caller's token working) is caught. The extra read runs the page's
+	// loader once more.
+	CheckDeltas bool
 
 	tb testing.TB
 	h  http.Handler
@@ -134,7 +142,53 @@ func (c *Client) Call(path, action string, input any, opts ...CallOption) *Respo
 	if err != nil {
 		c.tb.Fatalf("sitetest: encoding the call of %s: %v", action, err)
 	}
-	return c.CallBody(path, string(body))
+	res := c.CallBody(path, string(body))
+	if c.CheckDeltas && res.Code == http.StatusOK && res.IsDocument() {
+		c.checkDelta(path, action, res.Delta())
+	}
+	return res
+}
+
+// checkDelta compares a delta's changed entities with the page as a
+// reload shows it.
+func (c *Client) checkDelta(path, action string, d protocol.Delta) {
+	c.tb.Helper()
+	if len(d.Changed) == 0 {
+		return
+	}
+	res := c.Do(http.MethodGet, path, nil, Header("Accept", protocol.MediaType))
+	var now map[string]any
+	switch {
+	case res.Code == http.StatusOK:
+		now = res.Graph().Entities
+	case res.Code == http.StatusNotFound:
+		// the page is gone: every changed entity must be null
+	default:
+		c.tb.Errorf("sitetest: %s of %s: reading the page again answered %d", action, path, res.Code)
+		return
+	}
+	for k, v := range d.Changed {
+		if !sameJSON(v, now[k]) {
+			c.tb.Errorf("sitetest: %s of %s reported %s = %s, but the page now shows %s",
+				action, path, k, jsonText(v), jsonText(now[k]))
+		}
+	}
+}
+
+func sameJSON(a, b any) bool { return jsonText(a) == jsonText(b) }
+
+// jsonText writes v as canonical JSON (object keys sorted), for comparing.
+func jsonText(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	var x any
+	if json.Unmarshal(b, &x) != nil {
+		return string(b)
+	}
+	b, _ = json.Marshal(x)
+	return string(b)
 }
 
 // CallBody posts body as an agent's call, exactly as given: for tests of

@@ -106,3 +106,45 @@ func TestTransport_ServesAnHTTPClientInProcess(t *testing.T) {
 		t.Errorf("%d %s", res.StatusCode, body)
 	}
 }
+
+// CheckDeltas catches a handler that reports a change a reload does not
+// show.
+func TestClient_CheckDeltasCatchesADeltaThatLies(t *testing.T) {
+	n := 0
+	s := site.New(site.Options{Logger: slog.New(slog.DiscardHandler)})
+	p := s.Page("/", site.PageOptions{Load: func(r *site.Request) (*site.State, error) {
+		// The page shows 0 to the caller the action pretends to be.
+		if r.Caller.ID == "pretend" {
+			return &site.State{Entities: map[string]any{"count": 0}}, nil
+		}
+		return &site.State{Entities: map[string]any{"count": n}}, nil
+	}})
+	site.Handle(p, site.Action{Name: "honest", Expose: protocol.ExposePublic, Effects: []string{"count"}},
+		func(r *site.Request, in struct{}) (site.Done, error) { n++; return site.Done{}, nil })
+	site.Handle(p, site.Action{Name: "liar", Expose: protocol.ExposePublic, Effects: []string{"count"}},
+		func(r *site.Request, in struct{}) (site.Done, error) {
+			r.Caller = site.Caller{ID: "pretend"} // as if the caller were signed out
+			return site.Done{}, nil
+		})
+
+	rec := &recorder{TB: t}
+	c := sitetest.New(rec, s)
+	c.CheckDeltas = true
+	c.Call("/", "honest", nil)
+	if len(rec.errors) != 0 {
+		t.Fatalf("an honest delta was reported: %v", rec.errors)
+	}
+	c.Call("/", "liar", nil)
+	if len(rec.errors) != 1 || !strings.Contains(rec.errors[0], "reported count = 0, but the page now shows 1") {
+		t.Fatalf("a lying delta was not reported: %v", rec.errors)
+	}
+}
+
+// recorder is a testing.TB that keeps the errors reported to it.
+type recorder struct {
+	testing.TB
+	errors []string
+}
+
+func (r *recorder) Errorf(format string, args ...any) { r.errors = append(r.errors, fmt.Sprintf(format, args...)) }
+func (r *recorder) Helper()                           {}
