@@ -53,18 +53,37 @@ func checkPassword(stored, pw string) bool {
 	return err == nil && subtle.ConstantTimeCompare(got, want) == 1
 }
 
-// CreateUser adds an account (for tests and tools; the demo account is
-// seeded).
+// ErrEmailTaken is returned by CreateUser for an email that already has
+// an account.
+var ErrEmailTaken = errors.New("shop: the email already has an account")
+
+// CreateUser adds an account. The email is kept in lower case.
 func (s *Store) CreateUser(ctx context.Context, email, name, password string) (int64, error) {
 	hash, err := s.hashPassword(password)
 	if err != nil {
 		return 0, err
 	}
-	res, err := s.db.ExecContext(ctx, `INSERT INTO users (email, name, password_hash) VALUES (?, ?, ?)`, strings.ToLower(email), name, hash)
-	if err != nil {
-		return 0, fmt.Errorf("creating user: %w", err)
+	email = strings.ToLower(strings.TrimSpace(email))
+	var id int64
+	err = s.tx(ctx, func(tx *sql.Tx) error {
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM users WHERE email = ?`, email).Scan(&n); err != nil {
+			return err
+		}
+		if n > 0 {
+			return ErrEmailTaken
+		}
+		res, err := tx.ExecContext(ctx, `INSERT INTO users (email, name, password_hash) VALUES (?, ?, ?)`, email, name, hash)
+		if err != nil {
+			return err
+		}
+		id, err = res.LastInsertId()
+		return err
+	})
+	if err != nil && !errors.Is(err, ErrEmailTaken) {
+		err = fmt.Errorf("creating user: %w", err)
 	}
-	return res.LastInsertId()
+	return id, err
 }
 
 // ErrBadCredentials is returned for an unknown email or a wrong password;
@@ -136,6 +155,17 @@ func (s *Store) Session(ctx context.Context, plain string) (*User, error) {
 		return nil, fmt.Errorf("reading session: %w", err)
 	}
 	return &u, nil
+}
+
+// GuestCartExists reports whether a guest cart is stored under the hash
+// of a guest cookie: only a cookie the store issued has one.
+func (s *Store) GuestCartExists(ctx context.Context, hash string) (bool, error) {
+	var n int
+	err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM carts WHERE guest_hash = ?`, hash).Scan(&n)
+	if err != nil {
+		return false, fmt.Errorf("reading guest cart: %w", err)
+	}
+	return n > 0, nil
 }
 
 // DeleteSession signs a session out.
@@ -237,6 +267,20 @@ func (s *Store) RevokeToken(ctx context.Context, userID, id int64) error {
 }
 
 // UserByEmail returns the id of the account with the email.
+// UserByID returns an account by its id.
+func (s *Store) UserByID(ctx context.Context, id int64) (*User, error) {
+	var u User
+	err := s.db.QueryRowContext(ctx, `SELECT id, email, name FROM users WHERE id = ?`, id).Scan(&u.ID, &u.Email, &u.Name)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading user: %w", err)
+	}
+	return &u, nil
+}
+
+// UserByEmail returns the id of the account of an email.
 func (s *Store) UserByEmail(ctx context.Context, email string) (int64, error) {
 	var id int64
 	err := s.db.QueryRowContext(ctx, `SELECT id FROM users WHERE email = ?`, strings.ToLower(email)).Scan(&id)

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/affordances-go/affordances/protocol"
 	"github.com/affordances-go/affordances/site"
@@ -25,9 +26,11 @@ var staticFS embed.FS
 
 // App is the shop's HTTP side.
 type App struct {
-	store   *Store
-	site    *site.Site
-	handler http.Handler
+	store    *Store
+	site     *site.Site
+	handler  http.Handler
+	failures *failures // failed sign-ins per account
+	log      *slog.Logger
 }
 
 // Options configure the shop.
@@ -44,7 +47,10 @@ type Options struct {
 
 // New builds the shop over a store.
 func New(store *Store, opts Options) *App {
-	a := &App{store: store}
+	a := &App{store: store, failures: newFailures(store.now), log: opts.Logger}
+	if a.log == nil {
+		a.log = slog.Default()
+	}
 	a.site = site.New(site.Options{
 		Name:         "Heavyweight Supply",
 		Auth:         site.AuthFunc(a.authenticate),
@@ -57,8 +63,7 @@ func New(store *Store, opts Options) *App {
 	})
 	a.register()
 	assets := http.NewServeMux()
-	static, _ := fs.Sub(staticFS, "static")
-	assets.Handle("/static/", http.StripPrefix("/static/", http.FileServerFS(static)))
+	assets.Handle("/static/", a.staticFiles())
 	assets.HandleFunc("/", a.notFound)
 	a.handler = a.site.Wrap(assets) // pages by the site; stylesheet and 404s by the mux
 	return a
@@ -70,8 +75,56 @@ func (a *App) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "same-origin")
 	h.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self'; form-action 'self'; frame-ancestors 'none'")
-	a.handler.ServeHTTP(w, r)
+	sw := &statusWriter{ResponseWriter: w}
+	a.handler.ServeHTTP(sw, r)
+	if sw.status >= 500 {
+		// Every server error is logged, whoever answered it.
+		a.log.ErrorContext(r.Context(), "shop: server error", "method", r.Method, "path", r.URL.Path, "status", sw.status)
+	}
 }
+
+// staticFiles serves the stylesheet and other files of static/. A path
+// that names no file (a directory, an invalid or non-UTF-8 name, dot
+// segments) is the shop's 404: directories are never listed.
+func (a *App) staticFiles() http.Handler {
+	static, _ := fs.Sub(staticFS, "static")
+	files := http.FileServerFS(static)
+	return http.StripPrefix("/static/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		name := r.URL.Path
+		if !utf8.ValidString(name) || !fs.ValidPath(name) || name == "." {
+			a.notFound(w, r)
+			return
+		}
+		if st, err := fs.Stat(static, name); err != nil || st.IsDir() {
+			a.notFound(w, r)
+			return
+		}
+		files.ServeHTTP(w, r)
+	}))
+}
+
+// statusWriter records the status of a response.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// Unwrap gives http.ResponseController the writer underneath.
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // Site returns the Affordances site behind the shop.
 func (a *App) Site() *site.Site { return a.site }

@@ -55,8 +55,18 @@ func (a *App) authenticate(r *http.Request) (site.Caller, error) {
 	sh := &shopper{}
 	cookie := false
 	if c, err := r.Cookie(guestCookie); err == nil && c.Value != "" {
-		sh.GuestHash = hashSecret(c.Value)
+		// Only a cookie the store issued is a guest: an invented one is an
+		// anonymous caller, rate limited by its address, and gets a cart
+		// (and a real cookie) of its own when it adds something.
 		cookie = true
+		hash := hashSecret(c.Value)
+		ok, err := a.store.GuestCartExists(ctx, hash)
+		if err != nil {
+			return site.Caller{}, err
+		}
+		if ok {
+			sh.GuestHash = hash
+		}
 	}
 	if c, err := r.Cookie(sessionCookie); err == nil && c.Value != "" {
 		cookie = true

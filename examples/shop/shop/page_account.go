@@ -35,22 +35,51 @@ func (a *App) loginPage() {
 	}, a.signIn)
 }
 
+// signIn checks the password, within the limit of failed sign-ins per
+// account, and starts a session.
 func (a *App) signIn(r *site.Request, in SignIn) (site.Done, error) {
 	ctx := r.Context()
+	account := hashSecret(strings.ToLower(strings.TrimSpace(in.Email)))
+	if wait, locked := a.failures.blocked(account); locked {
+		return site.Done{}, site.RateLimited(wait, "too many failed sign-ins for this account; try again in %d minutes",
+			int(wait.Minutes())+1)
+	}
 	u, err := a.store.Authenticate(ctx, in.Email, in.Password)
 	if errors.Is(err, ErrBadCredentials) {
+		a.failures.add(account)
 		return site.Done{}, site.Unavailable("wrong email or password")
 	}
 	if err != nil {
 		return site.Done{}, err
 	}
-	sess, err := a.store.CreateSession(ctx, u.ID)
-	if err != nil {
+	a.failures.reset(account)
+	if err := a.startSession(r, u); err != nil {
 		return site.Done{}, err
 	}
+	return site.Done{Message: "Signed in as " + u.Name + ".", Redirect: "/account"}, nil
+}
+
+// startSession signs the request's caller in as u: the session it had
+// before (if any) is ended, a guest cart is merged into the account's, and
+// the session cookie is set.
+//
+// The session cookie is HttpOnly (no script reads it), SameSite=Lax (other
+// sites' forms and fetches do not carry it; links do), Secure when the
+// connection is TLS, and Path=/; it lasts SessionTTL.
+func (a *App) startSession(r *site.Request, u *User) error {
+	ctx := r.Context()
 	sh := shopperOf(r)
+	if sh.Session != "" {
+		if err := a.store.DeleteSession(ctx, sh.Session); err != nil {
+			return err
+		}
+	}
+	sess, err := a.store.CreateSession(ctx, u.ID)
+	if err != nil {
+		return err
+	}
 	if err := a.store.MergeGuestCart(ctx, sh.GuestHash, u.ID); err != nil {
-		return site.Done{}, err
+		return err
 	}
 	r.SetCookie(&http.Cookie{Name: sessionCookie, Value: sess, Path: "/", HttpOnly: true, Secure: r.TLS != nil,
 		SameSite: http.SameSiteLaxMode, MaxAge: int(SessionTTL.Seconds())})
@@ -59,7 +88,7 @@ func (a *App) signIn(r *site.Request, in SignIn) (site.Done, error) {
 	}
 	r.Caller = site.Caller{ID: "sess:" + hashSecret(sess)[:16], Mode: protocol.AuthCookie, SignedIn: true,
 		User: &shopper{User: u, Session: sess}}
-	return site.Done{Message: "Signed in as " + u.Name + ".", Redirect: "/account"}, nil
+	return nil
 }
 
 // CreateToken is the input of createToken.
@@ -81,18 +110,23 @@ func (a *App) accountPage() {
 	p := a.site.Page("/account", site.PageOptions{
 		Description: "The signed-in shopper's account and API tokens",
 		View:        page("account.html"),
+		Personal:    true,
 		Load:        a.loader(a.loadAccount),
 	})
-	site.Handle(p, site.Action{Name: "signOut", Description: "Sign out of this session", Expose: protocol.ExposeSession},
+	// Signing out ends a browser session. A token is not a session: it
+	// stays valid until it is revoked, so signOut is unavailable to a
+	// caller that came with one, and says what to do instead.
+	site.Handle(p, site.Action{Name: "signOut", Description: "Sign out of this browser session", Expose: protocol.ExposeSession,
+		Guard: site.Guard{Text: "signed in with a browser session", Check: func(r *site.Request, st *site.State) (bool, string) {
+			return shopperOf(r).Session != "", "an API token is not a session: revoke it with revokeToken to stop it working"
+		}}},
 		func(r *site.Request, in struct{}) (site.Done, error) {
 			sh := shopperOf(r)
-			if sh.Session != "" {
-				if err := a.store.DeleteSession(r.Context(), sh.Session); err != nil {
-					return site.Done{}, err
-				}
-				r.SetCookie(&http.Cookie{Name: sessionCookie, Value: "", Path: "/", MaxAge: -1})
+			if err := a.store.DeleteSession(r.Context(), sh.Session); err != nil {
+				return site.Done{}, err
 			}
-			r.Caller = site.Caller{User: &shopper{}}
+			r.SetCookie(&http.Cookie{Name: sessionCookie, Value: "", Path: "/", MaxAge: -1})
+			r.Caller = site.Caller{Mode: protocol.AuthCookie, User: &shopper{}}
 			return site.Done{Message: "Signed out.", Redirect: "/"}, nil
 		})
 	site.Handle(p, site.Action{Name: "createToken", Description: "Create an API token for agents; it is shown only once",
@@ -135,7 +169,7 @@ func (a *App) loadAccount(r *site.Request, st *site.State) error {
 		}
 	}
 	st.Nav = []protocol.Nav{{To: "/orders", Label: "Orders"}}
-	st.MD = fmt.Sprintf("# Account\n\nSigned in as %s. %d API tokens.\n", sh.User.Name, len(tokens))
+	st.MD = fmt.Sprintf("# Account\n\nSigned in as %s. %d API tokens.\n", site.EscapeMarkdown(sh.User.Name), len(tokens))
 	return nil
 }
 

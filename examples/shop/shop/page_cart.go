@@ -54,6 +54,7 @@ func (a *App) cartPage() {
 	p := a.site.Page("/cart", site.PageOptions{
 		Description: "The cart: its lines, quantities and total",
 		View:        page("cart.html"),
+		Personal:    true,
 		Load: a.loader(func(r *site.Request, st *site.State) error {
 			st.Nav = []protocol.Nav{{To: "/checkout", Label: "Checkout", When: "the cart is not empty"}, {To: "/", Label: "Catalog"}}
 			return a.loadCart(r, st, "Cart")
@@ -102,6 +103,7 @@ func (a *App) checkoutPage() {
 	p := a.site.Page("/checkout", site.PageOptions{
 		Description: "Checkout: review the cart and place the order",
 		View:        page("checkout.html"),
+		Personal:    true,
 		Load: a.loader(func(r *site.Request, st *site.State) error {
 			st.Nav = []protocol.Nav{{To: "/cart", Label: "Change the cart"}}
 			if shopperOf(r).User == nil {

@@ -19,6 +19,10 @@ type Catalog struct {
 	Products []ProductSummary `json:"products"`
 }
 
+// maxCatalogPages bounds the page number a URL may ask for, far above what
+// the catalog holds, so that no arithmetic on it can overflow.
+const maxCatalogPages = 100_000
+
 func (a *App) catalogPage() {
 	a.site.Page("/", site.PageOptions{
 		Description: "The catalog: every product, with search (?q=) and pages (?page=)",
@@ -29,13 +33,23 @@ func (a *App) catalogPage() {
 
 func (a *App) loadCatalog(r *site.Request, st *site.State) error {
 	q := strings.TrimSpace(r.URL.Query().Get("q"))
-	n, _ := strconv.Atoi(r.URL.Query().Get("page"))
-	n = max(n, 1)
+	n := 1
+	if p := r.URL.Query().Get("page"); p != "" {
+		// A page number that is not one, or past the last page, names no
+		// page: 404, rather than page 1 under another number.
+		var err error
+		if n, err = strconv.Atoi(p); err != nil || n < 1 || n > maxCatalogPages {
+			return site.ErrNotFound
+		}
+	}
 	products, count, err := a.store.Catalog(r.Context(), q, (n-1)*PageSize, PageSize)
 	if err != nil {
 		return err
 	}
 	pages := max(1, int(math.Ceil(float64(count)/PageSize)))
+	if n > pages {
+		return site.ErrNotFound
+	}
 	catalogKey.Set(st, Catalog{Query: q, Count: count, Page: n, Pages: pages, Products: products})
 	for _, p := range products {
 		st.Nav = append(st.Nav, protocol.Nav{To: "/products/" + p.Slug, Label: p.Name})
@@ -58,7 +72,9 @@ func (a *App) loadCatalog(r *site.Request, st *site.State) error {
 	var md strings.Builder
 	fmt.Fprintf(&md, "# Catalog\n\n")
 	if q != "" {
-		fmt.Fprintf(&md, "Search: %q. ", q)
+		// The query is the visitor's text: escaped, it cannot become a
+		// link, an image or HTML in a client that renders md.
+		fmt.Fprintf(&md, "Search: %s. ", site.EscapeMarkdown(q))
 	}
 	fmt.Fprintf(&md, "%d products, page %d of %d.\n\n", count, n, pages)
 	for _, p := range products {

@@ -14,6 +14,7 @@ func (a *App) ordersPage() {
 	a.site.Page("/orders", site.PageOptions{
 		Description: "The signed-in shopper's orders, newest first",
 		View:        page("orders.html"),
+		Personal:    true,
 		Load:        a.loader(a.loadOrders),
 	})
 }
@@ -59,6 +60,7 @@ func (a *App) orderPage() {
 	p := a.site.Page("/orders/{id}", site.PageOptions{
 		Description: "One order: its items, total and status",
 		View:        page("order.html"),
+		Personal:    true,
 		Load:        a.loader(a.loadOrder),
 	})
 	site.Handle(p, site.Action{
@@ -81,8 +83,9 @@ func (a *App) orderPage() {
 // one that does not exist, is not found.
 func (a *App) loadOrder(r *site.Request, st *site.State) error {
 	sh := shopperOf(r)
+	// One order has one URL: /orders/3, never /orders/03 or /orders/+3.
 	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
-	if err != nil || sh.User == nil {
+	if err != nil || sh.User == nil || strconv.FormatInt(id, 10) != r.PathValue("id") {
 		return site.ErrNotFound
 	}
 	o, err := a.store.Order(r.Context(), sh.User.ID, id)

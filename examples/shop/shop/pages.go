@@ -47,6 +47,7 @@ func (a *App) register() {
 	a.ordersPage()
 	a.orderPage()
 	a.loginPage()
+	a.signUpPage()
 	a.accountPage()
 }
 

@@ -7,10 +7,14 @@ import (
 	"strings"
 )
 
-// DemoEmail and DemoPassword are the seeded demo account.
+// DemoEmail and DemoPassword are the seeded demo account; OtherEmail and
+// OtherPassword a second seeded account, so that what one person may not
+// see of another's can be tried.
 const (
-	DemoEmail    = "demo@example.com"
-	DemoPassword = "demo"
+	DemoEmail     = "demo@example.com"
+	DemoPassword  = "demo"
+	OtherEmail    = "ada@example.com"
+	OtherPassword = "ada"
 )
 
 type seedProduct struct {
@@ -94,6 +98,10 @@ func (s *Store) Seed(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	otherHash, err := s.hashPassword(OtherPassword)
+	if err != nil {
+		return err
+	}
 	return s.tx(ctx, func(tx *sql.Tx) error {
 		for _, p := range catalog {
 			res, err := tx.ExecContext(ctx, `INSERT INTO products (slug, name, description, price, currency) VALUES (?, ?, ?, ?, 'EUR')`,
@@ -113,7 +121,10 @@ func (s *Store) Seed(ctx context.Context) error {
 				}
 			}
 		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO users (email, name, password_hash) VALUES (?, 'Demo Shopper', ?)`, DemoEmail, hash)
+		if _, err := tx.ExecContext(ctx, `INSERT INTO users (email, name, password_hash) VALUES (?, 'Demo Shopper', ?)`, DemoEmail, hash); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO users (email, name, password_hash) VALUES (?, 'Ada Shopper', ?)`, OtherEmail, otherHash)
 		return err
 	})
 }

@@ -1,0 +1,208 @@
+package shop_test
+
+import (
+	"net/http"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/affordances-go/affordances/examples/shop/shop"
+	"github.com/affordances-go/affordances/examples/shop/shoptest"
+	"github.com/affordances-go/affordances/protocol"
+	"github.com/affordances-go/affordances/site/sitetest"
+)
+
+// Guessing a password is limited whatever the caller invents: a made-up
+// guest cookie is not an identity (the calls share the address's bucket),
+// and failed sign-ins are limited per account whatever the address.
+func TestSignIn_GuessingIsLimitedPerAddressAndPerAccount(t *testing.T) {
+	ts := newTestShop(t)
+	wrong := map[string]any{"email": shop.DemoEmail, "password": "guess"}
+	codes := map[int]int{}
+	for i := range 12 {
+		c := ts.client(t, "")
+		u, _ := url.Parse(ts.url)
+		c.http.Jar.SetCookies(u, []*http.Cookie{{Name: "cart", Value: "invented-" + strconv.Itoa(i), Path: "/"}})
+		code, _ := c.call("/login", "signIn", wrong, false)
+		codes[code]++
+	}
+	if codes[429] == 0 {
+		t.Fatalf("12 guesses with invented cookies were never limited: %v", codes)
+	}
+
+	// Per account: each guess from another address (in process, so that
+	// the address can be chosen), so the site's limit per address never
+	// applies; the account locks after five failures.
+	c := sitetest.New(t, shoptest.Start(t).App)
+	from := func(i int) sitetest.Option {
+		return func(r *http.Request) { r.RemoteAddr = "198.51.100." + strconv.Itoa(i) + ":4000" }
+	}
+	var res *sitetest.Response
+	for i := range 6 {
+		res = c.CallBody("/login", `{"action":"signIn","input":{"email":"`+shop.DemoEmail+`","password":"guess"}}`, from(i))
+	}
+	if d := res.Delta(); res.Code != 429 || d.Error.Code != protocol.CodeRateLimited || !strings.Contains(d.Error.Message, "this account") || res.Header().Get("Retry-After") == "" {
+		t.Fatalf("sixth failure for one account: %d %s", res.Code, res.Body)
+	}
+	// The right password is refused too while the account is locked, and
+	// another account is not affected.
+	if res := c.Call("/login", "signIn", map[string]any{"email": shop.DemoEmail, "password": shop.DemoPassword}); res.Code != 429 {
+		t.Errorf("locked account signed in: %d", res.Code)
+	}
+	if res := c.CallBody("/login", `{"action":"signIn","input":{"email":"`+shop.OtherEmail+`","password":"`+shop.OtherPassword+`"}}`, from(99)); res.Code != 200 {
+		t.Errorf("another account: %d %s", res.Code, res.Body)
+	}
+}
+
+// signOut ends a browser session. With a token it is unavailable and says
+// why, and the token keeps working, as the answer says.
+func TestSignOut_WithATokenRefusesAndSaysWhy(t *testing.T) {
+	ts := newTestShop(t)
+	agent := ts.client(t, ts.token)
+	g := agent.graph("/account")
+	if a := g.Action("signOut"); a == nil || a.Available || !strings.Contains(a.Reason, "revokeToken") {
+		t.Fatalf("signOut for a token: %+v", a)
+	}
+	code, d := agent.call("/account", "signOut", map[string]any{}, false)
+	if code != 409 || d.Error == nil || !strings.Contains(d.Error.Message, "revokeToken") {
+		t.Fatalf("signOut with a token: %d %+v", code, d)
+	}
+	if g := agent.graph("/account"); g.Entities["profile"] == nil {
+		t.Fatal("the token stopped working")
+	}
+	// With a session it works, and the session is over.
+	person := ts.client(t, "")
+	person.call("/login", "signIn", map[string]any{"email": shop.DemoEmail, "password": shop.DemoPassword}, false)
+	if code, d := person.call("/account", "signOut", map[string]any{}, false); code != 200 || d.Changed == nil {
+		t.Fatalf("signOut with a session: %d %+v", code, d)
+	}
+	if g := person.graph("/account"); g.Entities["profile"] != nil {
+		t.Fatal("still signed in after signOut")
+	}
+}
+
+// Signing in again ends the session it replaces.
+func TestSignIn_EndsTheSessionItReplaces(t *testing.T) {
+	ts := newTestShop(t)
+	p := ts.client(t, "")
+	p.call("/login", "signIn", map[string]any{"email": shop.DemoEmail, "password": shop.DemoPassword}, false)
+	u, _ := url.Parse(ts.url)
+	var first *http.Cookie
+	for _, c := range p.http.Jar.Cookies(u) {
+		if c.Name == "sid" {
+			first = c
+		}
+	}
+	if first == nil {
+		t.Fatal("no session cookie")
+	}
+	p.call("/login", "signIn", map[string]any{"email": shop.DemoEmail, "password": shop.DemoPassword}, false)
+	old := ts.client(t, "")
+	old.http.Jar.SetCookies(u, []*http.Cookie{first})
+	if g := old.graph("/account"); g.Entities["profile"] != nil {
+		t.Error("the replaced session still signs in")
+	}
+	if g := p.graph("/account"); g.Entities["profile"] == nil {
+		t.Error("the new session does not sign in")
+	}
+}
+
+// The session cookie's attributes.
+func TestSessionCookie_Attributes(t *testing.T) {
+	ts := newTestShop(t)
+	res, _ := ts.client(t, "").form("/login", url.Values{"_action": {"signIn"}, "email": {shop.DemoEmail}, "password": {shop.DemoPassword}})
+	var sid *http.Cookie
+	for _, c := range res.Cookies() {
+		if c.Name == "sid" {
+			sid = c
+		}
+	}
+	if sid == nil || !sid.HttpOnly || sid.SameSite != http.SameSiteLaxMode || sid.Path != "/" || sid.MaxAge <= 0 {
+		t.Fatalf("session cookie %+v", sid)
+	}
+	if sid.Secure {
+		t.Error("Secure on a plain-HTTP connection: the browser would drop the cookie")
+	}
+}
+
+// Paths a client gets wrong are 4xx, never 500, and static/ is not listed.
+func TestStatic_BadPathsAre404AndNothingIsListed(t *testing.T) {
+	ts := newTestShop(t)
+	c := ts.client(t, "")
+	for _, p := range []string{"/static/%ff", "/static/a%c0", "/static/%c0%ae%c0%ae/etc/passwd", "/static/", "/static/..%2fshop.go", "/static/nope.css"} {
+		res, body := c.do("GET", p, nil)
+		if res.StatusCode != 404 || strings.Contains(body, "<pre>") {
+			t.Errorf("%s: %d", p, res.StatusCode)
+		}
+	}
+	if res, _ := c.do("GET", "/static/style.css", nil); res.StatusCode != 200 {
+		t.Errorf("the stylesheet: %d", res.StatusCode)
+	}
+}
+
+// Personal pages may not be kept by a shared cache.
+func TestPersonalPages_AreNotCached(t *testing.T) {
+	ts := newTestShop(t)
+	p := ts.client(t, "")
+	p.form("/login", url.Values{"_action": {"signIn"}, "email": {shop.DemoEmail}, "password": {shop.DemoPassword}})
+	for _, path := range []string{"/account", "/orders", "/cart", "/checkout", "/", "/products/heavyweight-tee"} {
+		if res, _ := p.do("GET", path, nil); res.Header.Get("Cache-Control") != "private, no-store" {
+			t.Errorf("%s signed in: Cache-Control %q", path, res.Header.Get("Cache-Control"))
+		}
+	}
+	guest := ts.client(t, "")
+	for _, path := range []string{"/cart", "/checkout"} {
+		if res, _ := guest.do("GET", path, nil); res.Header.Get("Cache-Control") != "private, no-store" {
+			t.Errorf("%s for a guest: Cache-Control %q", path, res.Header.Get("Cache-Control"))
+		}
+	}
+}
+
+// One order, one URL; a page number past the catalog is no page.
+func TestURLs_CanonicalOrdersAndCatalogPages(t *testing.T) {
+	ts := newTestShop(t)
+	agent := ts.client(t, ts.token)
+	agent.call("/products/heavyweight-tee", "addToCart", map[string]any{"sku": "TEE-BLK-M"}, false)
+	_, d := agent.call("/checkout", "placeOrder", map[string]any{}, true)
+	id := strings.TrimPrefix(d.Redirect, "/orders/")
+	for path, want := range map[string]int{
+		"/orders/" + id: 200, "/orders/0" + id: 404, "/orders/+" + id: 404,
+		"/?page=1": 200, "/?page=2": 200, "/?page=3": 404, "/?page=0": 404, "/?page=9223372036854775807": 404, "/?page=x": 404,
+	} {
+		if res, _ := agent.do("GET", path, nil, "Accept", protocol.MediaType); res.StatusCode != want {
+			t.Errorf("%s: %d, want %d", path, res.StatusCode, want)
+		}
+	}
+}
+
+// A search query cannot put markup in the graph's md.
+func TestMarkdown_TheSearchQueryIsEscaped(t *testing.T) {
+	ts := newTestShop(t)
+	q := `<img src=x onerror=alert(1)> [x](javascript:alert(1))`
+	g := ts.client(t, "").graph("/?q=" + url.QueryEscape(q))
+	if regexp.MustCompile(`(^|[^\\])(<img|\]\(javascript)`).MatchString(g.MD) || !strings.Contains(g.MD, `\<img`) {
+		t.Errorf("md carries markup: %s", g.MD)
+	}
+}
+
+// A second person signs up, and gets none of the first one's things.
+func TestSignUp_CreatesAnAccountAndSignsIn(t *testing.T) {
+	ts := newTestShop(t)
+	p := ts.client(t, "")
+	code, d := p.call("/signup", "signUp", map[string]any{"name": "Grace", "email": "grace@example.com", "password": "correct horse"}, false)
+	if code != 200 || d.Redirect != "/account" {
+		t.Fatalf("signUp: %d %+v", code, d)
+	}
+	if g := p.graph("/account"); g.Entities["profile"] == nil {
+		t.Fatal("not signed in after signing up")
+	}
+	code, d = ts.client(t, "").call("/signup", "signUp", map[string]any{"name": "Again", "email": "GRACE@example.com", "password": "another one"}, false)
+	if code != 400 || d.Error == nil || len(d.Error.Issues) != 1 || d.Error.Issues[0].Path != "/email" {
+		t.Fatalf("second sign-up with the email: %d %+v", code, d.Error)
+	}
+	if code, _ := ts.client(t, "").call("/signup", "signUp", map[string]any{"name": "Short", "email": "s@example.com", "password": "short"}, false); code != 400 {
+		t.Errorf("a short password: %d", code)
+	}
+}
