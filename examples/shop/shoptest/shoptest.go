@@ -27,7 +27,12 @@ type Shop struct {
 }
 
 // Start starts the store for the test; it stops when the test ends.
-func Start(t testing.TB) *Shop {
+func Start(t testing.TB) *Shop { t.Helper(); return StartWith(t, shop.Options{}) }
+
+// StartWith starts the store with options, such as a higher rate limit
+// for tests that send many calls as one caller. A nil Logger logs
+// warnings and errors to stderr.
+func StartWith(t testing.TB, opts shop.Options) *Shop {
 	t.Helper()
 	ctx := context.Background()
 	db, err := shop.Open(ctx, filepath.Join(t.TempDir(), "shop.db"))
@@ -41,8 +46,10 @@ func Start(t testing.TB) *Shop {
 		t.Fatal(err)
 	}
 	// Audit records are Info; keep test output to warnings and errors.
-	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	app := shop.New(store, shop.Options{Logger: logger})
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	}
+	app := shop.New(store, opts)
 	srv := httptest.NewServer(app)
 	t.Cleanup(srv.Close)
 	demo, err := store.UserByEmail(ctx, shop.DemoEmail)
@@ -79,4 +86,14 @@ func (s *Shop) Orders(t testing.TB) int {
 		t.Fatal(err)
 	}
 	return len(os)
+}
+
+// Digest returns the store's state digest (see shop.Store.StateDigest).
+func (s *Shop) Digest(t testing.TB) string {
+	t.Helper()
+	d, err := s.Store.StateDigest(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
 }

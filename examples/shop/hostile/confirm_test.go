@@ -1,0 +1,48 @@
+package hostile_test
+
+import (
+	"testing"
+)
+
+// Confirmation bypass: a confirm action runs only when the call says
+// "confirm": true, the boolean, in the call itself; nothing else an agent
+// or a form can send stands in for it.
+func TestHostile_ConfirmationBypass(t *testing.T) {
+	e := newEnv(t, false)
+	order := e.orderA
+	rows := []row{
+		{name: "placeOrder without confirm", as: "a-token", path: "/checkout", body: `{"action":"placeOrder"}`, status: 428, code: "confirm_required"},
+		{name: "placeOrder with confirm false", as: "a-token", path: "/checkout", body: `{"action":"placeOrder","confirm":false}`, status: 428, code: "confirm_required"},
+		{name: "confirm as the string true", as: "a-token", path: "/checkout", body: `{"action":"placeOrder","confirm":"true"}`, status: 400, code: "invalid_input"},
+		{name: "confirm as 1", as: "a-token", path: "/checkout", body: `{"action":"placeOrder","confirm":1}`, status: 400, code: "invalid_input"},
+		{name: "confirm as null", as: "a-token", path: "/checkout", body: `{"action":"placeOrder","confirm":null}`, status: 400, code: "invalid_input"},
+		{name: "confirm as an object", as: "a-token", path: "/checkout", body: `{"action":"placeOrder","confirm":{"value":true}}`, status: 400, code: "invalid_input"},
+		{name: "Confirm in another case", as: "a-token", path: "/checkout", body: `{"action":"placeOrder","Confirm":true}`, status: 428, code: "confirm_required"},
+		{name: "confirm twice", as: "a-token", path: "/checkout", body: `{"action":"placeOrder","confirm":false,"confirm":true}`, status: 400, code: "invalid_input"},
+		{name: "confirm inside the input", as: "a-token", path: "/checkout", body: `{"action":"placeOrder","input":{"confirm":true}}`, status: 400, code: "invalid_input"},
+		{name: "confirm in the query", as: "a-token", path: "/checkout?confirm=true", body: `{"action":"placeOrder"}`, status: 428, code: "confirm_required"},
+		{name: "confirm in the query with the alias", as: "a-token", path: "/checkout?affordances=1&confirm=true", body: `{"action":"placeOrder"}`, status: 428, code: "confirm_required"},
+		{name: "confirm in a header", as: "a-token", path: "/checkout", body: `{"action":"placeOrder"}`, header: []string{"X-Confirm", "true"}, status: 428, code: "confirm_required"},
+		{name: "a form without _confirm", as: "a", path: "/checkout", ctype: "form", body: "_action=placeOrder", status: 428},
+		{name: "a form with _confirm=1", as: "a", path: "/checkout", ctype: "form", body: "_action=placeOrder&_confirm=1", status: 428},
+		{name: "a form with _confirm=TRUE", as: "a", path: "/checkout", ctype: "form", body: "_action=placeOrder&_confirm=TRUE", status: 428},
+		{name: "a form with _confirm=on", as: "a", path: "/checkout", ctype: "form", body: "_action=placeOrder&_confirm=on", status: 428},
+		{name: "a form with _confirm in the query", as: "a", path: "/checkout?_confirm=true", ctype: "form", body: "_action=placeOrder", status: 428},
+		{name: "a form with confirm instead of _confirm", as: "a", path: "/checkout", ctype: "form", body: "_action=placeOrder&confirm=true", status: 428},
+		{name: "a confirm form from another site", as: "a", path: "/checkout", ctype: "form", body: "_action=placeOrder&_confirm=true", header: []string{"Origin", "https://evil.example"}, status: 403},
+		{name: "a confirm call from another site", as: "a", path: "/checkout", body: `{"action":"placeOrder","confirm":true}`, header: []string{"Origin", "https://evil.example"}, status: 403, code: "unauthorized"},
+		{name: "confirm: true without a session", as: "anon", path: "/checkout", body: `{"action":"placeOrder","confirm":true}`, status: 401, code: "unauthorized"},
+		{name: "confirm: true with a guest cart", as: "guest", path: "/checkout", body: `{"action":"placeOrder","confirm":true}`, status: 401, code: "unauthorized"},
+		{name: "confirm: true with a rejected token", as: "bad-token", path: "/checkout", body: `{"action":"placeOrder","confirm":true}`, status: 401, code: "unauthorized"},
+		{name: "cancelOrder without confirm", as: "a-token", path: order, body: `{"action":"cancelOrder"}`, status: 428, code: "confirm_required"},
+		{name: "cancelOrder with confirm false", as: "a-token", path: order, body: `{"action":"cancelOrder","confirm":false}`, status: 428, code: "confirm_required"},
+		{name: "cancelOrder by a form without _confirm", as: "a", path: order, ctype: "form", body: "_action=cancelOrder", status: 428},
+		{name: "a GET with the call in the query", as: "a-token", method: "GET", path: "/checkout?action=placeOrder&confirm=true", status: 200},
+		{name: "PUT of a confirmed call", as: "a-token", method: "PUT", path: "/checkout", body: `{"action":"placeOrder","confirm":true}`, status: 405},
+		{name: "PATCH of a confirmed call", as: "a-token", method: "PATCH", path: "/checkout", body: `{"action":"placeOrder","confirm":true}`, status: 405},
+		{name: "method override header", as: "a-token", method: "GET", path: "/checkout", header: []string{"X-HTTP-Method-Override", "POST"}, status: 200},
+		{name: "confirm: true on a non-confirm action is ignored", as: "a-token", path: "/products/heavyweight-tee", body: `{"action":"addToCart","input":{"sku":"TEE-WHI-L"},"confirm":true}`, status: 200, code: "ok", mayChange: true},
+		{name: "placeOrder with confirm true runs", as: "a-token", path: "/checkout", body: `{"action":"placeOrder","confirm":true}`, status: 200, code: "ok", mayChange: true},
+	}
+	counts["confirmation bypass"] = e.run(rows)
+}
