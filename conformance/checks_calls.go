@@ -46,11 +46,56 @@ func checkNotJSON(ctx context.Context, e *Env) Outcome {
 
 // callable finds an action this checker can call past the expose check
 // (public; session ones too with a token) whose input must be an object.
+//
+// It is a probe: the call it gets is invalid on purpose, and the action is
+// chosen so that even a broken server that skipped validation is unlikely
+// to run anything: never a confirm action, and read-only actions first,
+// then actions whose input has required properties (which an invalid call
+// does not carry).
 func (e *Env) callable(extra func(*protocol.ActionDescriptor) bool) (*page, *protocol.ActionDescriptor) {
-	return e.findAction(func(a *protocol.ActionDescriptor) bool {
+	return e.probe(func(p *page, a *protocol.ActionDescriptor) bool {
 		ok := a.Expose == protocol.ExposePublic || e.cfg.Token != ""
-		return ok && objectInput(a) && (extra == nil || extra(a))
+		return ok && (extra == nil || extra(a))
 	})
+}
+
+// probe returns the best action for an invalid call among those pred
+// accepts: an object input, never a confirm action, read-only actions
+// first, then those with required properties.
+func (e *Env) probe(pred func(*page, *protocol.ActionDescriptor) bool) (*page, *protocol.ActionDescriptor) {
+	var bestPage *page
+	var best *protocol.ActionDescriptor
+	bestScore := -1
+	for _, p := range e.pages {
+		for i := range p.graph.Actions {
+			a := &p.graph.Actions[i]
+			if a.Expose == protocol.ExposeConfirm || !objectInput(a) || !pred(p, a) {
+				continue
+			}
+			score := 0
+			if requiredInput(a) {
+				score++
+			}
+			if a.ReadOnly {
+				score += 2
+			}
+			if score > bestScore {
+				bestPage, best, bestScore = p, a, score
+			}
+		}
+	}
+	return bestPage, best
+}
+
+// signedIn reports whether the graph shows its caller signed in: some
+// session action is available to it.
+func signedIn(g *protocol.Graph) bool {
+	for _, a := range g.Actions {
+		if a.Expose.NeedsSession() && a.Available {
+			return true
+		}
+	}
+	return false
 }
 
 var pointer = regexp.MustCompile(`^(/([^~/]|~[01])*)*$`)
@@ -94,9 +139,9 @@ func checkInvalidInput(ctx context.Context, e *Env) Outcome {
 }
 
 func checkAuthBeforeInput(ctx context.Context, e *Env) Outcome {
-	p, a := e.findAction(func(a *protocol.ActionDescriptor) bool { return a.Expose.NeedsSession() && objectInput(a) })
+	p, a := e.probe(func(_ *page, a *protocol.ActionDescriptor) bool { return a.Expose.NeedsSession() })
 	if p == nil {
-		return skip("no session or confirm action with an object input was found")
+		return skip("no session action with an object input was found (the checker never probes confirm actions)")
 	}
 	res, err := e.post(ctx, p.url, invalidCall(a.Name)) // anonymous: no token, no cookie
 	if err != nil {
@@ -108,9 +153,18 @@ func checkAuthBeforeInput(ctx context.Context, e *Env) Outcome {
 	return pass("%s: 401 before validation", a.Name)
 }
 
+// checkInputBeforeGuard sends invalid input to an action that is
+// unavailable because of its guard. An action that is unavailable because
+// its caller is not signed in is no use: the expose check answers first
+// (401), correctly.
 func checkInputBeforeGuard(ctx context.Context, e *Env) Outcome {
 	auth := e.bearer()
-	p, a := e.callable(func(a *protocol.ActionDescriptor) bool { return !a.Available })
+	p, a := e.probe(func(p *page, a *protocol.ActionDescriptor) bool {
+		if a.Available {
+			return false
+		}
+		return a.Expose == protocol.ExposePublic || (e.cfg.Token != "" && signedIn(p.graph))
+	})
 	if p == nil {
 		// Look as an anonymous caller: public actions are often
 		// unavailable to one (an empty cart).
@@ -121,11 +175,12 @@ func checkInputBeforeGuard(ctx context.Context, e *Env) Outcome {
 			if err != nil || res.status != http.StatusOK || json.Unmarshal(res.body, &g) != nil {
 				continue
 			}
-			for i := range g.Actions {
-				if c := &g.Actions[i]; !c.Available && c.Expose == protocol.ExposePublic && objectInput(c) {
-					p, a = pg, c
-					break
-				}
+			anon := &page{url: pg.url, graph: &g}
+			probe := &Env{pages: []*page{anon}}
+			if ap, aa := probe.probe(func(_ *page, c *protocol.ActionDescriptor) bool {
+				return !c.Available && c.Expose == protocol.ExposePublic
+			}); ap != nil {
+				p, a = ap, aa
 			}
 			if p != nil {
 				break

@@ -121,3 +121,20 @@ func checkLinkElement(ctx context.Context, e *Env) Outcome {
 		return ""
 	})
 }
+
+// checkNotFoundHTMLVary asks a browser's question of a path with no page:
+// the HTML 404 must vary on Accept, since an agent gets a delta there.
+func checkNotFoundHTMLVary(ctx context.Context, e *Env) Outcome {
+	target := e.abs("/afford-check-no-such-page-7f3a/")
+	res, err := e.do(ctx, http.MethodGet, target, nil, "Accept", "text/html")
+	if err != nil {
+		return fail("%v", err)
+	}
+	if res.mediaType() {
+		return fail("%s: a browser got an Affordances document", target)
+	}
+	if !headerHas(res.header, "Vary", "Accept") {
+		return fail("%s: %d with Vary %q", target, res.status, res.header.Get("Vary"))
+	}
+	return pass("%d with Vary: Accept", res.status)
+}

@@ -6,6 +6,7 @@ package conformance
 import (
 	"context"
 	"net/http"
+	"strings"
 
 	"github.com/affordances-go/affordances/protocol"
 	"github.com/affordances-go/affordances/schemas"
@@ -106,4 +107,17 @@ func checkGraphSchemas(ctx context.Context, e *Env) Outcome {
 		}
 	}
 	return pass("%d graphs", len(e.pages))
+}
+
+// checkRoutesReached reports the routes of the index for which the crawl
+// found no page: their graphs were not checked.
+func checkRoutesReached(ctx context.Context, e *Env) Outcome {
+	if e.index == nil {
+		return skip("no site index")
+	}
+	if len(e.unreached) > 0 {
+		return fail("no page was reached of %s: give a concrete page of each with --page PATH",
+			strings.Join(e.unreached, ", "))
+	}
+	return pass("a page of each of the %d routes", len(e.index.Routes))
 }

@@ -27,7 +27,7 @@ func checkCookieOrigin(ctx context.Context, e *Env) Outcome {
 	if e.cfg.Cookie == "" {
 		return skip("needs a session cookie: --cookie or --cookie-jar")
 	}
-	p, a := e.findAction(objectInput)
+	p, a := e.probe(func(*page, *protocol.ActionDescriptor) bool { return true })
 	if p == nil {
 		return skip("no action with an object input was found")
 	}
@@ -57,7 +57,7 @@ func checkBearerExempt(ctx context.Context, e *Env) Outcome {
 	if e.cfg.Token == "" {
 		return skip("needs a bearer token: --token")
 	}
-	p, a := e.findAction(objectInput)
+	p, a := e.probe(func(*page, *protocol.ActionDescriptor) bool { return true })
 	if p == nil {
 		return skip("no action with an object input was found")
 	}

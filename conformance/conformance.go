@@ -6,10 +6,11 @@
 // should) and a function that runs it. [Run] finds the site's pages from
 // its index and the nav of its graphs, runs every check, and returns a
 // [Report]. The default run changes nothing on the server: calls it sends
-// are ones a correct server refuses before anything runs (invalid input,
-// unknown actions, missing Origin). Checks that must change state, or that
-// send a burst of requests, run only when the operator names the action to
-// use or opts in.
+// are ones a server refuses before anything runs even when it is broken
+// (actions that do not exist, bodies that are not JSON, array inputs to
+// actions chosen so that nothing is likely to run, never confirm actions).
+// Checks that must change state, or that send a burst of requests, run
+// only when the operator names the action to use or opts in.
 package conformance
 
 import (
@@ -122,9 +123,11 @@ type Report struct {
 	BaseURL string   `json:"baseURL"`
 	Pages   []string `json:"pages"`
 	Results []Result `json:"results"`
-	Passed  int      `json:"passed"`
-	Failed  int      `json:"failed"`
-	Skipped int      `json:"skipped"`
+	Passed int `json:"passed"`
+	// Failed counts the must rules that failed; Warnings the should rules.
+	Failed   int `json:"failed"`
+	Warnings int `json:"warnings"`
+	Skipped  int `json:"skipped"`
 }
 
 // MustFailed reports whether a must rule failed.
@@ -139,8 +142,12 @@ func (r *Report) MustFailed() bool {
 
 // Summary is the closing line: "N passed, N failed, N skipped".
 func (r *Report) Summary() string {
-	return fmt.Sprintf("%d passed, %d failed, %d skipped", r.Passed, r.Failed, r.Skipped)
+	return fmt.Sprintf("%d passed, %d failed, %d warnings, %d skipped", r.Passed, r.Failed, r.Warnings, r.Skipped)
 }
+
+// AnyFailed reports whether any rule failed, must or should: the exit
+// status of afford check --strict.
+func (r *Report) AnyFailed() bool { return r.Failed+r.Warnings > 0 }
 
 // Run runs every check of the catalogue against the server.
 func Run(ctx context.Context, cfg Config) (*Report, error) {
@@ -164,7 +171,11 @@ func RunChecks(ctx context.Context, cfg Config, checks []Check) (*Report, error)
 		case Pass:
 			rep.Passed++
 		case Fail:
-			rep.Failed++
+			if c.Level == Should {
+				rep.Warnings++
+			} else {
+				rep.Failed++
+			}
 		default:
 			rep.Skipped++
 		}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -18,6 +19,7 @@ import (
 	"github.com/affordances-go/affordances/examples/shop/shop"
 	"github.com/affordances-go/affordances/examples/shop/shoptest"
 	"github.com/affordances-go/affordances/protocol"
+	"github.com/affordances-go/affordances/site"
 )
 
 // server is the demo store behind an optional breaking middleware, with
@@ -37,7 +39,14 @@ func server(t *testing.T, breakIt func(http.Handler) http.Handler) (conformance.
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The confirm check needs something in the cart.
+	// An order, so that /orders/[id] has a page to reach, and something
+	// in the cart for the confirm check.
+	if _, err := s.Store.AddToCart(ctx, shop.CartOwner{UserID: demo}, "TEE-BLK-S", 1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Store.PlaceOrder(ctx, demo); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := s.Store.AddToCart(ctx, shop.CartOwner{UserID: demo}, "TEE-BLK-S", 1); err != nil {
 		t.Fatal(err)
 	}
@@ -68,10 +77,10 @@ func TestDemoStore_PassesEveryCheck(t *testing.T) {
 			t.Errorf("%s %s: %s", r.ID, r.Status, r.Detail)
 		}
 	}
-	if s.Orders(t) != 0 {
+	if s.Orders(t) != 1 {
 		t.Error("the checker placed an order")
 	}
-	if !strings.HasPrefix(rep.Summary(), strconv.Itoa(len(conformance.Catalogue()))+" passed, 0 failed, 0 skipped") {
+	if !strings.HasPrefix(rep.Summary(), strconv.Itoa(len(conformance.Catalogue()))+" passed, 0 failed, 0 warnings, 0 skipped") {
 		t.Errorf("summary %q", rep.Summary())
 	}
 }
@@ -83,7 +92,7 @@ func TestDefaultRun_ChangesNothing(t *testing.T) {
 	if rep.MustFailed() {
 		t.Errorf("a must failed: %+v", rep.Results)
 	}
-	if s.Stock(t, "TEE-WHI-S") != before || s.Orders(t) != 0 {
+	if s.Stock(t, "TEE-WHI-S") != before || s.Orders(t) != 1 {
 		t.Error("the default run changed the store")
 	}
 	for _, r := range rep.Results {
@@ -173,6 +182,51 @@ func TestBrokenServers_AreFlaggedByExactlyTheirCheck(t *testing.T) {
 				next.ServeHTTP(w, r)
 			})
 		}},
+		{"index.matches-graphs", func(next http.Handler) http.Handler {
+			// The index forgets an action of a route whose pages are only
+			// linked from other pages (every product page).
+			return rewrite(next, func(r *http.Request, h http.Header, body []byte) []byte {
+				if r.URL.Path != protocol.WellKnownPath {
+					return body
+				}
+				var idx map[string]any
+				json.Unmarshal(body, &idx)
+				for _, rt := range idx["routes"].([]any) {
+					rt := rt.(map[string]any)
+					if rt["route"] == "/products/[slug]" {
+						rt["actions"] = []any{}
+					}
+				}
+				b, _ := json.Marshal(idx)
+				return b
+			})
+		}},
+		{"calls.order-input-before-guard", func(next http.Handler) http.Handler {
+			// The guard is evaluated before the input: signOut, which a
+			// token cannot use, answers 409 whatever the input.
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.Method == http.MethodPost && r.URL.Path == "/account" && r.Header.Get("Authorization") != "" {
+					b, _ := io.ReadAll(r.Body)
+					r.Body = io.NopCloser(bytes.NewReader(b))
+					var call map[string]any
+					if json.Unmarshal(b, &call) == nil && call["action"] == "signOut" {
+						w.Header().Set("Content-Type", protocol.MediaType)
+						w.WriteHeader(http.StatusConflict)
+						w.Write([]byte(`{"ok":false,"error":{"code":"unavailable","message":"not with a token"}}`))
+						return
+					}
+				}
+				next.ServeHTTP(w, r)
+			})
+		}},
+		{"headers.html-404-vary", func(next http.Handler) http.Handler {
+			return rewrite(next, func(r *http.Request, h http.Header, body []byte) []byte {
+				if strings.HasPrefix(h.Get("Content-Type"), "text/html") && strings.HasPrefix(r.URL.Path, "/afford-check-no-such-page") {
+					h.Del("Vary")
+				}
+				return body
+			})
+		}},
 		{"calls.invalid-input", func(next http.Handler) http.Handler {
 			return rewrite(next, func(r *http.Request, h http.Header, body []byte) []byte {
 				return issuePath.ReplaceAll(body, nil) // issues without a path
@@ -216,4 +270,91 @@ func TestDocs_ListEveryCheck(t *testing.T) {
 			t.Errorf("docs/conformance.md lacks %s (%s)", c.ID, c.Level)
 		}
 	}
+}
+
+// A correct server whose confirm action is unavailable right now (an
+// empty cart) is not failed: the check cannot tell, and says so.
+func TestConfirmCheck_SkipsWhenTheGuardIsFalse(t *testing.T) {
+	s := shoptest.Start(t)
+	srv := httptest.NewServer(s.App)
+	defer srv.Close()
+	rep, err := conformance.RunChecks(context.Background(), conformance.Config{BaseURL: srv.URL, Token: s.Token,
+		Confirm: &conformance.Action{Page: "/checkout", Name: "placeOrder"}}, only("confirm.nothing-runs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := rep.Results[0]; r.Status != conformance.Skip || !strings.Contains(r.Detail, "put the state in place") {
+		t.Errorf("%s: %s", r.Status, r.Detail)
+	}
+}
+
+// A correct server where the token's caller is not signed in: its session
+// actions are unavailable for their expose level, and answer 401 before
+// validating, as they must. The check must not use them.
+func TestInputBeforeGuard_IgnoresActionsUnavailableForExpose(t *testing.T) {
+	s := site.New(site.Options{Logger: slog.New(slog.DiscardHandler),
+		Auth: site.AuthFunc(func(r *http.Request) (site.Caller, error) {
+			if _, ok := site.BearerToken(r); ok {
+				return site.Caller{ID: "read-only", Mode: protocol.AuthBearer}, nil // a token that does not sign in
+			}
+			return site.Caller{}, nil
+		})})
+	p := s.Page("/", site.PageOptions{})
+	site.Handle(p, site.Action{Name: "review", Expose: protocol.ExposeSession},
+		func(*site.Request, struct {
+			Text string `json:"text"`
+		}) (site.Done, error) {
+			return site.Done{}, nil
+		})
+	srv := httptest.NewServer(s)
+	defer srv.Close()
+	rep, err := conformance.RunChecks(context.Background(), conformance.Config{BaseURL: srv.URL, Token: "ro"},
+		only("calls.order-input-before-guard"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := rep.Results[0]; r.Status == conformance.Fail {
+		t.Errorf("a correct server failed: %s", r.Detail)
+	}
+}
+
+// The default run sends nothing that runs, even to a broken server that
+// confirms every call itself and takes any input it cannot read as empty.
+func TestDefaultRun_ChangesNothingOnABrokenServer(t *testing.T) {
+	cfg, s := server(t, func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodPost {
+				b, _ := io.ReadAll(r.Body)
+				var call map[string]any
+				if json.Unmarshal(b, &call) == nil {
+					call["confirm"] = true
+					if _, isObject := call["input"].(map[string]any); !isObject {
+						call["input"] = map[string]any{}
+					}
+					b, _ = json.Marshal(call)
+				}
+				r.Body = io.NopCloser(bytes.NewReader(b))
+				r.ContentLength = int64(len(b))
+			}
+			next.ServeHTTP(w, r)
+		})
+	})
+	before := s.Digest(t)
+	run(t, conformance.Config{BaseURL: cfg.BaseURL})
+	if s.Digest(t) != before {
+		t.Error("the default run changed a broken store")
+	}
+}
+
+// only returns the checks of the catalogue with the given ids.
+func only(ids ...string) []conformance.Check {
+	var out []conformance.Check
+	for _, c := range conformance.Catalogue() {
+		for _, id := range ids {
+			if c.ID == id {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"time"
 
@@ -23,6 +24,7 @@ type Env struct {
 	// indexResp is the raw answer for the site index.
 	indexResp *response
 	pages     []*page
+	unreached []string // routes of the index no page was found for
 }
 
 // page is one page found with a graph.
@@ -173,30 +175,51 @@ func (e *Env) loadIndex(ctx context.Context) {
 	}
 }
 
-// crawl finds pages with graphs: the site's root, the configured pages,
-// the index's routes without parameters, and the nav of every graph found,
-// breadth first, on this site only.
+// Bounds of the crawl.
+const (
+	maxDepth      = 3 // link hops from the starting URLs
+	fetchesByPage = 8 // fetches allowed per page of MaxPages
+)
+
+// crawl finds pages with graphs, breadth first and on this site only. It
+// starts from the site's root, the configured pages and the index's routes
+// without parameters, and follows links from each graph's nav, from
+// link-like strings in its entities and from the anchors of its HTML. A
+// URL of a route that already has a page is not fetched, so that the pages
+// found cover as many routes as they can; configured pages always are. At
+// most MaxPages pages, maxDepth hops and fetchesByPage×MaxPages fetches.
+// Every route of the index that no page reached is kept for the report.
 func (e *Env) crawl(ctx context.Context) {
-	queue := []string{e.abs("/")}
-	for _, p := range e.cfg.Pages {
-		queue = append(queue, e.abs(p))
+	type item struct {
+		url        string
+		depth      int
+		configured bool
 	}
-	if e.index != nil {
-		for _, r := range e.index.Routes {
-			if !strings.Contains(r.Route, "[") {
-				queue = append(queue, e.abs(r.Route))
-			}
+	queue := []item{{url: e.abs("/")}}
+	for _, p := range e.cfg.Pages {
+		queue = append(queue, item{url: e.abs(p), configured: true})
+	}
+	routes := e.indexRoutes()
+	for _, r := range routes {
+		if !strings.Contains(r.route, "[") {
+			queue = append(queue, item{url: e.abs(r.route)})
 		}
 	}
+	reached := map[string]bool{}
 	seen := map[string]bool{}
-	for len(queue) > 0 && len(e.pages) < e.cfg.MaxPages {
-		u := queue[0]
+	fetches := 0
+	for len(queue) > 0 && len(e.pages) < e.cfg.MaxPages && fetches < fetchesByPage*e.cfg.MaxPages {
+		it := queue[0]
 		queue = queue[1:]
-		if seen[u] || !e.sameSite(u) {
+		if seen[it.url] || !e.sameSite(it.url) || strings.Contains(it.url, protocol.WellKnownPath) {
 			continue
 		}
-		seen[u] = true
-		res, err := e.getGraph(ctx, u)
+		seen[it.url] = true
+		if r := matchRoute(routes, it.url); r != "" && reached[r] && !it.configured {
+			continue
+		}
+		fetches++
+		res, err := e.getGraph(ctx, it.url)
 		if err != nil || res.status != http.StatusOK || !res.mediaType() {
 			continue
 		}
@@ -204,11 +227,126 @@ func (e *Env) crawl(ctx context.Context) {
 		if json.Unmarshal(res.body, &g) != nil {
 			continue
 		}
-		e.pages = append(e.pages, &page{url: u, graph: &g, resp: res})
+		e.pages = append(e.pages, &page{url: it.url, graph: &g, resp: res})
+		reached[g.Route] = true
+		if it.depth >= maxDepth {
+			continue
+		}
+		var links []string
 		for _, n := range g.Nav {
-			queue = append(queue, e.abs(n.To))
+			links = append(links, n.To)
+		}
+		links = append(links, linkStrings(g.Entities, nil)...)
+		if html, err := e.do(ctx, http.MethodGet, it.url, nil, "Accept", "text/html"); err == nil && html.status == http.StatusOK {
+			fetches++
+			links = append(links, anchors(html.body)...)
+		}
+		for _, l := range links {
+			if u := e.abs(l); e.sameSite(u) && !seen[u] {
+				queue = append(queue, item{url: u, depth: it.depth + 1})
+			}
 		}
 	}
+	for _, r := range routes {
+		if !reached[r.route] {
+			e.unreached = append(e.unreached, r.route)
+		}
+	}
+}
+
+// indexRoute is a route of the site index and the paths it matches.
+type indexRoute struct {
+	route string
+	re    *regexp.Regexp
+}
+
+// indexRoutes compiles the routes of the index, [name] matching one path
+// segment and [...name] the rest of the path.
+func (e *Env) indexRoutes() []indexRoute {
+	if e.index == nil {
+		return nil
+	}
+	var out []indexRoute
+	for _, r := range e.index.Routes {
+		var b strings.Builder
+		b.WriteString("^")
+		rest := r.Route
+		for rest != "" {
+			i := strings.IndexByte(rest, '[')
+			j := strings.IndexByte(rest, ']')
+			if i < 0 || j < i {
+				b.WriteString(regexp.QuoteMeta(rest))
+				break
+			}
+			b.WriteString(regexp.QuoteMeta(rest[:i]))
+			if strings.HasPrefix(rest[i+1:j], "...") {
+				b.WriteString(".+")
+			} else {
+				b.WriteString("[^/]+")
+			}
+			rest = rest[j+1:]
+		}
+		b.WriteString("$")
+		if re, err := regexp.Compile(b.String()); err == nil {
+			out = append(out, indexRoute{route: r.Route, re: re})
+		}
+	}
+	return out
+}
+
+// matchRoute returns the index route whose pattern the URL's path matches,
+// preferring one without parameters, or "".
+func matchRoute(routes []indexRoute, u string) string {
+	p, err := url.Parse(u)
+	if err != nil {
+		return ""
+	}
+	found := ""
+	for _, r := range routes {
+		if r.re.MatchString(p.Path) {
+			if !strings.Contains(r.route, "[") {
+				return r.route
+			}
+			if found == "" {
+				found = r.route
+			}
+		}
+	}
+	return found
+}
+
+// linkStrings collects the strings of a graph's entities that look like
+// links on the site: a path ("/products/tee"), or an absolute http(s) URL.
+func linkStrings(v any, out []string) []string {
+	switch x := v.(type) {
+	case string:
+		if len(x) < 2048 && !strings.ContainsAny(x, " \t\n<>\"") &&
+			((strings.HasPrefix(x, "/") && !strings.HasPrefix(x, "//")) || strings.HasPrefix(x, "http://") || strings.HasPrefix(x, "https://")) {
+			out = append(out, x)
+		}
+	case map[string]any:
+		for _, e := range x {
+			out = linkStrings(e, out)
+		}
+	case []any:
+		for _, e := range x {
+			out = linkStrings(e, out)
+		}
+	}
+	return out
+}
+
+var anchorHref = regexp.MustCompile(`(?is)<a\b[^>]*?\bhref\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))`)
+
+// anchors returns the href of every <a> element of an HTML page, with
+// &amp; decoded.
+func anchors(body []byte) []string {
+	var out []string
+	for _, m := range anchorHref.FindAllSubmatch(body, 500) {
+		h := string(m[1]) + string(m[2]) + string(m[3])
+		out = append(out, strings.ReplaceAll(h, "&amp;", "&"))
+	}
+	return out
 }
 
 // findAction returns a page and an action on it that satisfy pred.
@@ -233,6 +371,14 @@ func objectInput(a *protocol.ActionDescriptor) bool {
 		return false
 	}
 	return s.Type == "object"
+}
+
+// requiredInput reports whether an input schema requires some property.
+func requiredInput(a *protocol.ActionDescriptor) bool {
+	var s struct {
+		Required []string `json:"required"`
+	}
+	return json.Unmarshal(a.Input, &s) == nil && len(s.Required) > 0
 }
 
 // invalidCall is a call to the action whose input no object schema

@@ -15,8 +15,18 @@ import (
 
 const checkUsage = `afford check URL: test a server against the Affordances protocol.
 
-Pages are found from the site index and the nav of every graph. The default
-run changes nothing on the server; the flags below allow more.
+Pages are found from the site index, and from the nav, the link-like
+entities and the HTML links of every page (at most 25 pages, 3 links deep,
+one page per route unless --page names more). A route of the index with no
+page found is reported: name one of its pages with --page.
+
+What the default run sends: GET and HEAD of pages and of the site index,
+one PUT to a page (to check 405), and calls that a server refuses before
+running anything even when it is broken: a call to an action that does not
+exist, a body that is not JSON, and calls whose input is an array (never an
+object an action takes) to actions chosen so that nothing is likely to run,
+never a confirm action, read-only ones first. It sends no cookie. The flags
+below allow more.
 
   --page PATH              also check this page (repeatable)
   --token TOKEN            a bearer token ($AFFORD_TOKEN), for bearer and signed-in checks
@@ -27,10 +37,12 @@ run changes nothing on the server; the flags below allow more.
   --confirm-action PATH#NAME  a confirm action, to check that it does not run without confirm
   --confirm-input JSON     its input
   --burst                  allow the rate-limit check, which sends up to 300 refused calls
+  --strict                 exit 1 when any rule failed, should rules too
   --json                   print the report as JSON
 
-It prints one row per check and the line "N passed, N failed, N skipped",
-and exits 1 when a must rule failed.
+It prints one row per check (a should rule that failed is a WARN) and the
+line "N passed, N failed, N warnings, N skipped". It exits 1 when a must
+rule failed, or with --strict when any rule failed.
 `
 
 type repeated []string
@@ -52,6 +64,7 @@ func checkCmd(args []string, stdout, stderr io.Writer, getenv func(string) strin
 	confirm := fs.String("confirm-action", "", "")
 	confirmInput := fs.String("confirm-input", "", "")
 	burst := fs.Bool("burst", false, "")
+	strict := fs.Bool("strict", false, "")
 	asJSON := fs.Bool("json", false, "")
 	help := fs.Bool("help", false, "")
 	pos, err := parseInterleaved(fs, args)
@@ -100,7 +113,7 @@ func checkCmd(args []string, stdout, stderr io.Writer, getenv func(string) strin
 	} else {
 		printReport(stdout, rep)
 	}
-	if rep.MustFailed() {
+	if rep.MustFailed() || (*strict && rep.AnyFailed()) {
 		return exitFailure
 	}
 	return exitOK
@@ -130,7 +143,11 @@ func printReport(w io.Writer, rep *conformance.Report) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "RESULT\tLEVEL\tID\tRULE\tDETAIL")
 	for _, r := range rep.Results {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", strings.ToUpper(string(r.Status)), r.Level, r.ID, r.Rule, r.Detail)
+		result := strings.ToUpper(string(r.Status))
+		if r.Status == conformance.Fail && r.Level == conformance.Should {
+			result = "WARN"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", result, r.Level, r.ID, r.Rule, r.Detail)
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "\n%s\n", rep.Summary())
