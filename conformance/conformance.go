@@ -123,7 +123,7 @@ type Report struct {
 	BaseURL string   `json:"baseURL"`
 	Pages   []string `json:"pages"`
 	Results []Result `json:"results"`
-	Passed int `json:"passed"`
+	Passed  int      `json:"passed"`
 	// Failed counts the must rules that failed; Warnings the should rules.
 	Failed   int `json:"failed"`
 	Warnings int `json:"warnings"`
