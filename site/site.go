@@ -86,6 +86,11 @@ type Site struct {
 
 	warned        sync.Map // route -> struct{}: graphs already reported as too large
 	limiterFaults atomic.Int64
+
+	mounts []mount // handlers of other transports, such as the MCP endpoint
+
+	transportOnce sync.Once
+	transportMux  *http.ServeMux // path -> page, for other transports (transport.go)
 }
 
 // New returns an empty site. It applies the defaults of [Options] once,
@@ -147,6 +152,39 @@ func (s *Site) authenticator() Authenticator {
 	return s.opts.Auth
 }
 
+// mount is a handler served beside the pages.
+type mount struct {
+	pattern string
+	h       http.Handler
+}
+
+// Mount serves h at path beside the site's pages, such as an MCP endpoint
+// (package site/mcp mounts itself with it). The path is a ServeMux pattern
+// without method or host; it must not conflict with a page. Like Page, it
+// panics after the site started serving.
+func (s *Site) Mount(path string, h http.Handler) {
+	if s.started.Load() {
+		panic("site: Mount(" + path + ") after the site started serving")
+	}
+	if !strings.HasPrefix(path, "/") || h == nil {
+		panic(fmt.Sprintf("site: Mount(%q): the path must start with / and the handler must not be nil", path))
+	}
+	s.checkPattern(path, callerLocation())
+	s.mounts = append(s.mounts, mount{path, h})
+}
+
+// Name returns the site's name, as its index gives it.
+func (s *Site) Name() string { return s.opts.Name }
+
+// SetMCP sets the MCP endpoint the site index lists, as Options.MCP does;
+// package site/mcp calls it when it mounts itself.
+func (s *Site) SetMCP(url string) {
+	if s.started.Load() {
+		panic("site: SetMCP after the site started serving")
+	}
+	s.opts.MCP = url
+}
+
 // LimiterFaults returns how many calls the limiter failed to decide on
 // since the site started.
 func (s *Site) LimiterFaults() int64 { return s.limiterFaults.Load() }
@@ -194,6 +232,9 @@ func (h *handler) build() {
 		}
 	}
 	mux.HandleFunc(protocol.WellKnownPath, s.serveIndex)
+	for _, m := range s.mounts {
+		mux.Handle(m.pattern, m.h)
+	}
 	if catchAll {
 		mux.HandleFunc("/", h.unmatched)
 	}

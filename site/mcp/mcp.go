@@ -1,0 +1,136 @@
+// Package mcp serves an Affordances site over the Model Context Protocol,
+// so that MCP hosts (desktop assistants, IDEs, agent frameworks) can read
+// and operate it. It is built on the official Go SDK and kept out of the
+// site package, so that sites without MCP do not depend on it.
+//
+//	s := site.New(site.Options{Name: "Shop", Auth: auth})
+//	// … pages and actions …
+//	mcp.Mount(s, "/mcp", nil) // serves MCP at /mcp and lists it in the site index
+//
+// Every action becomes a tool; two more tools read a page's graph
+// (readPage) and the site index (siteIndex). A tool call goes through the
+// site's pipeline exactly as a POST to the page does: the same caller (a
+// bearer token, or cookies held to the Origin rule), the same rate limit,
+// validation, guard and delta, and an audit record with the transport
+// "mcp". See [Mount] for the rules of tool names and arguments.
+//
+// A confirm action runs only once a person approved it through MCP
+// elicitation: the server asks the host with the action's summary and runs
+// the call on accept. No tool argument confirms. A host that cannot elicit
+// gets an error result with confirm_required and the summary, and nothing
+// runs. The state handed to the client to resume a confirmation is signed,
+// bound to the caller, the action, the page and the exact input, expires,
+// and works once.
+package mcp
+
+import (
+	"crypto/rand"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/affordances-go/affordances/site"
+)
+
+// Options configure the MCP endpoint. A nil *Options is the defaults.
+type Options struct {
+	// Name and Version name the server to MCP clients. Default: the
+	// site's name in its index, and "0".
+	Name, Version string
+	// Secret signs the state that resumes a confirmation. Default: random
+	// for the process. Several instances of one site must share it.
+	Secret []byte
+	// ConfirmTTL is how long a person has to approve a confirm action.
+	// Default: 5 minutes.
+	ConfirmTTL time.Duration
+	// Stateless serves every request without an MCP session. Elicitation
+	// then works only with clients of the protocol's multi-round-trip
+	// requests (2026-07-28 and later).
+	Stateless bool
+	// SessionTimeout closes a session idle for that long. Default: 10
+	// minutes.
+	SessionTimeout time.Duration
+	// Logger receives the SDK's and this package's logs. Default:
+	// slog.Default().
+	Logger *slog.Logger
+}
+
+// Mount serves the site's MCP endpoint at path and lists it in the site
+// index. Call it with the other registrations, before the site serves.
+func Mount(s *site.Site, path string, opts *Options) {
+	s.Mount(path, Handler(s, opts))
+	s.SetMCP(path)
+}
+
+// Handler returns the site's MCP endpoint (Streamable HTTP), to serve
+// wherever the site's requests arrive. Its tools are described once, on
+// the first request.
+func Handler(s *site.Site, opts *Options) http.Handler {
+	o := Options{}
+	if opts != nil {
+		o = *opts
+	}
+	if o.Version == "" {
+		o.Version = "0"
+	}
+	if len(o.Secret) == 0 {
+		o.Secret = make([]byte, 32)
+		rand.Read(o.Secret)
+	}
+	if o.ConfirmTTL <= 0 {
+		o.ConfirmTTL = 5 * time.Minute
+	}
+	if o.SessionTimeout <= 0 {
+		o.SessionTimeout = 10 * time.Minute
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	return &endpoint{site: s, opts: o, used: newNonces()}
+}
+
+// endpoint is the MCP endpoint of a site.
+type endpoint struct {
+	site *site.Site
+	opts Options
+	used *nonces
+
+	once    sync.Once
+	tools   map[string]*tool
+	handler http.Handler
+}
+
+func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	e.once.Do(e.build)
+	withCaller(e.handler).ServeHTTP(w, r)
+}
+
+// build describes every action as a tool and makes the SDK's server and
+// handler, once.
+func (e *endpoint) build() {
+	name := e.opts.Name
+	if name == "" {
+		name = e.site.Name()
+	}
+	if name == "" {
+		name = "affordances-site"
+	}
+	srv := sdk.NewServer(&sdk.Implementation{Name: name, Version: e.opts.Version},
+		&sdk.ServerOptions{Logger: e.opts.Logger, Instructions: instructions})
+	e.tools = map[string]*tool{}
+	for _, t := range describe(e.site.AllActions()) {
+		e.tools[t.def.Name] = t
+		srv.AddTool(t.def, e.callTool(t))
+	}
+	srv.AddTool(readPageTool, e.readPage)
+	srv.AddTool(siteIndexTool, e.siteIndex)
+	srv.AddReceivingMiddleware(e.filterTools)
+	e.handler = sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv },
+		&sdk.StreamableHTTPOptions{Stateless: e.opts.Stateless, SessionTimeout: e.opts.SessionTimeout,
+			Logger: e.opts.Logger, DisableLocalhostProtection: false})
+}
+
+const instructions = `This server is an Affordances site: every page has a graph (what it shows and what can be done there), read with readPage; siteIndex lists every route and its actions. Each other tool is an action. Actions whose route has parameters take the concrete page in the argument "page". Confirm actions ask the person for approval; a declined or unanswered approval runs nothing.`

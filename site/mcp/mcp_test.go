@@ -1,0 +1,391 @@
+package mcp_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/affordances-go/affordances/protocol"
+	"github.com/affordances-go/affordances/site"
+	"github.com/affordances-go/affordances/site/mcp"
+	"github.com/affordances-go/affordances/site/ratelimit"
+)
+
+var ctx = context.Background()
+
+// testShop is a small site with every kind of action, served with its MCP
+// endpoint on loopback.
+type testShop struct {
+	url   string
+	audit *bytes.Buffer
+
+	mu     sync.Mutex
+	stock  int
+	orders int
+	pings  int
+}
+
+type lockedBuffer struct {
+	mu sync.Mutex
+	bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) { b.mu.Lock(); defer b.mu.Unlock(); return b.Buffer.Write(p) }
+
+type addInput struct {
+	SKU string `json:"sku" pattern:"^[A-Z-]+$"`
+	Qty int    `json:"qty,omitempty" minimum:"1" maximum:"5"`
+}
+
+type orderInput struct {
+	Note string `json:"note,omitempty" maxLength:"20"`
+}
+
+func (orderInput) Summary(r *site.Request, st *site.State) string { return "Place an order for 2 items." }
+
+func newTestShop(t *testing.T) *testShop {
+	ts := &testShop{stock: 3}
+	audit := &lockedBuffer{}
+	ts.audit = &audit.Buffer
+	s := site.New(site.Options{Name: "MCP test shop",
+		Logger:       slog.New(slog.DiscardHandler),
+		AuditLogger:  slog.New(slog.NewJSONHandler(audit, nil)),
+		DefaultLimit: ratelimit.Limit{Rate: 1000, Per: time.Minute, Burst: 1000},
+		Auth: site.AuthFunc(func(r *http.Request) (site.Caller, error) {
+			if tok, ok := site.BearerToken(r); ok {
+				switch tok {
+				case "good":
+					return site.Caller{ID: "u1", Mode: protocol.AuthBearer, SignedIn: true}, nil
+				case "other":
+					return site.Caller{ID: "u2", Mode: protocol.AuthBearer, SignedIn: true}, nil
+				}
+				return site.Caller{}, site.ErrBadToken
+			}
+			if c, err := r.Cookie("session"); err == nil {
+				return site.Caller{ID: "s-" + c.Value, Mode: protocol.AuthCookie, SignedIn: true}, nil
+			}
+			return site.Caller{}, nil
+		})})
+	home := s.Page("/", site.PageOptions{Description: "Home", Load: func(r *site.Request) (*site.State, error) {
+		return &site.State{Entities: map[string]any{"hello": "world"}, MD: "# Home"}, nil
+	}})
+	one := ratelimit.Limit{Rate: 3, Per: time.Hour, Burst: 3}
+	site.Handle(home, site.Action{Name: "ping", Description: "Ping", Expose: protocol.ExposePublic, ReadOnly: true, Limit: &one},
+		func(r *site.Request, in struct{}) (site.Done, error) {
+			ts.mu.Lock()
+			ts.pings++
+			ts.mu.Unlock()
+			return site.Done{Message: "pong"}, nil
+		})
+	stock := func(r *site.Request) (*site.State, error) {
+		if r.PathValue("slug") != "" && r.PathValue("slug") != "tee" {
+			return nil, site.ErrNotFound
+		}
+		ts.mu.Lock()
+		defer ts.mu.Unlock()
+		return &site.State{Entities: map[string]any{"stock": ts.stock, "orders": ts.orders}}, nil
+	}
+	product := s.Page("/products/{slug}", site.PageOptions{Description: "A product", Load: stock})
+	add := func(r *site.Request, in addInput) (site.Result[addInput], error) {
+		if in.Qty > 3 {
+			return site.Result[addInput]{}, site.Invalid("/qty", "only 3 left")
+		}
+		return site.Result[addInput]{Output: in, Message: "Added."}, nil
+	}
+	guard := site.Guard{Text: "in stock", Check: func(r *site.Request, st *site.State) (bool, string) {
+		return st.Entities["stock"].(int) > 0, "sold out"
+	}}
+	site.Handle(product, site.Action{Name: "addToCart", Description: "Add to the cart", Expose: protocol.ExposePublic, Guard: guard}, add)
+	cart := s.Page("/cart", site.PageOptions{Description: "The cart", Load: stock})
+	site.Handle(cart, site.Action{Name: "addToCart", Description: "Add again", Expose: protocol.ExposePublic}, add)
+	site.Handle(cart, site.Action{Name: "placeOrder", Description: "Order the cart", Expose: protocol.ExposeConfirm, Effects: []string{"orders"}},
+		func(r *site.Request, in orderInput) (site.Done, error) {
+			ts.mu.Lock()
+			defer ts.mu.Unlock()
+			ts.orders++
+			return site.Done{Message: "Order placed."}, nil
+		})
+	site.Handle(cart, site.Action{Name: "review", Description: "Review", Expose: protocol.ExposeSession},
+		func(r *site.Request, in struct{}) (site.Done, error) { return site.Done{Message: "Thanks."}, nil })
+	site.Handle(cart, site.Action{Name: "secret", Description: "Staff only", Expose: protocol.ExposePublic,
+		Visible: func(r *site.Request) bool { return r.Caller.ID == "u2" }},
+		func(r *site.Request, in struct{}) (site.Done, error) { return site.Done{}, nil })
+	site.Handle(cart, site.Action{Name: "fail", Description: "Fails", Expose: protocol.ExposePublic},
+		func(r *site.Request, in struct{}) (site.Done, error) { return site.Done{}, errors.New("disk on fire") })
+	mcp.Mount(s, "/mcp", &mcp.Options{Logger: slog.New(slog.DiscardHandler), ConfirmTTL: time.Minute})
+	srv := httptest.NewServer(s)
+	t.Cleanup(srv.Close)
+	ts.url = srv.URL
+	return ts
+}
+
+// headerTransport adds headers to every request of an MCP client.
+type headerTransport struct{ h http.Header }
+
+func (t headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	for k, v := range t.h {
+		r.Header[k] = v
+	}
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+func connect(t *testing.T, ts *testShop, opts *sdk.ClientOptions, header ...string) *sdk.ClientSession {
+	t.Helper()
+	h := http.Header{}
+	for i := 0; i+1 < len(header); i += 2 {
+		h.Set(header[i], header[i+1])
+	}
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "0"}, opts).Connect(ctx,
+		&sdk.StreamableClientTransport{Endpoint: ts.url + "/mcp", HTTPClient: &http.Client{Transport: headerTransport{h}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+func call(t *testing.T, cs *sdk.ClientSession, name string, args any) *sdk.CallToolResult {
+	t.Helper()
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return res
+}
+
+// structured decodes a result's structured content.
+func structured[T any](t *testing.T, res *sdk.CallToolResult) T {
+	t.Helper()
+	var v T
+	b, _ := json.Marshal(res.StructuredContent)
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatalf("structured content %s: %v", b, err)
+	}
+	return v
+}
+
+func errorCode(t *testing.T, res *sdk.CallToolResult) string {
+	t.Helper()
+	if !res.IsError {
+		return "ok"
+	}
+	return string(structured[protocol.Error](t, res).Code)
+}
+
+func TestTools_NamesArgumentsAndVisibility(t *testing.T) {
+	ts := newTestShop(t)
+	list := func(cs *sdk.ClientSession) map[string]*sdk.Tool {
+		res, err := cs.ListTools(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := map[string]*sdk.Tool{}
+		for _, tl := range res.Tools {
+			m[tl.Name] = tl
+		}
+		return m
+	}
+	tools := list(connect(t, ts, nil))
+	for _, want := range []string{"readPage", "siteIndex", "ping", "addToCart_on_products_slug", "addToCart_on_cart", "placeOrder", "review", "fail"} {
+		if tools[want] == nil {
+			t.Errorf("no tool %s among %v", want, keys(tools))
+		}
+	}
+	if tools["secret"] != nil {
+		t.Error("a hidden action is listed")
+	}
+	if !tools["ping"].Annotations.ReadOnlyHint || tools["placeOrder"].Annotations.DestructiveHint == nil || !*tools["placeOrder"].Annotations.DestructiveHint {
+		t.Errorf("annotations: %+v %+v", tools["ping"].Annotations, tools["placeOrder"].Annotations)
+	}
+	schema, _ := json.Marshal(tools["addToCart_on_products_slug"].InputSchema)
+	if !strings.Contains(string(schema), `"page"`) || !strings.Contains(string(schema), `"required":["page","sku"]`) {
+		t.Errorf("input schema of a route with parameters: %s", schema)
+	}
+	if tools := list(connect(t, ts, nil, "Authorization", "Bearer other")); tools["secret"] == nil {
+		t.Error("the action is hidden from the caller it is visible to")
+	}
+}
+
+func keys[V any](m map[string]V) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+func TestCall_SuccessAndEveryErrorAsAnErrorResult(t *testing.T) {
+	ts := newTestShop(t)
+	cs := connect(t, ts, nil)
+	res := call(t, cs, "addToCart_on_products_slug", map[string]any{"page": "/products/tee", "sku": "TEE", "qty": 2})
+	if res.IsError || res.Content[0].(*sdk.TextContent).Text != "Added." {
+		t.Fatalf("addToCart: %+v", res)
+	}
+	if d := structured[protocol.Delta](t, res); !d.OK || fmt.Sprint(d.Output) != "map[qty:2 sku:TEE]" {
+		t.Errorf("delta %+v", d)
+	}
+	bad := connect(t, ts, nil, "Authorization", "Bearer nope")
+	for _, c := range []struct {
+		cs   *sdk.ClientSession
+		name string
+		args map[string]any
+		code protocol.ErrorCode
+	}{
+		{cs, "addToCart_on_products_slug", map[string]any{"page": "/products/nope", "sku": "TEE"}, protocol.CodeNotFound},
+		{cs, "addToCart_on_products_slug", map[string]any{"page": "/cart", "sku": "TEE"}, protocol.CodeInvalidInput},
+		{cs, "addToCart_on_products_slug", map[string]any{"sku": "TEE"}, protocol.CodeInvalidInput},
+		{cs, "addToCart_on_products_slug", map[string]any{"page": "/products/tee", "sku": "tee", "colour": "red"}, protocol.CodeInvalidInput},
+		{cs, "addToCart_on_cart", map[string]any{"sku": "TEE", "qty": 4}, protocol.CodeInvalidInput},
+		{cs, "review", map[string]any{}, protocol.CodeUnauthorized},
+		{bad, "addToCart_on_cart", map[string]any{"sku": "TEE"}, protocol.CodeUnauthorized},
+		{cs, "secret", map[string]any{}, protocol.CodeNotFound},
+		{cs, "fail", map[string]any{}, protocol.CodeInternal},
+	} {
+		res := call(t, c.cs, c.name, c.args)
+		if got := errorCode(t, res); got != string(c.code) {
+			t.Errorf("%s %v: %s, want %s: %+v", c.name, c.args, got, c.code, res.Content)
+		}
+	}
+	// Every issue is there, with its path, for a model to correct itself.
+	res = call(t, cs, "addToCart_on_products_slug", map[string]any{"page": "/products/tee", "sku": "tee", "colour": "red"})
+	if pe := structured[protocol.Error](t, res); len(pe.Issues) != 2 {
+		t.Errorf("issues %+v", pe.Issues)
+	}
+	// The guard.
+	ts.mu.Lock()
+	ts.stock = 0
+	ts.mu.Unlock()
+	if got := errorCode(t, call(t, cs, "addToCart_on_products_slug", map[string]any{"page": "/products/tee", "sku": "TEE"})); got != "unavailable" {
+		t.Errorf("sold out: %s", got)
+	}
+	if strings.Contains(ts.audit.String(), "disk on fire") || !strings.Contains(ts.audit.String(), `"transport":"mcp"`) {
+		t.Errorf("audit: %s", ts.audit)
+	}
+}
+
+// The rate limit of a tool call is the page's: the same caller, route and
+// action, whichever the transport.
+func TestCall_RateLimitIsSharedWithThePagesPOSTs(t *testing.T) {
+	ts := newTestShop(t)
+	for range 2 {
+		req, _ := http.NewRequest("POST", ts.url+"/", strings.NewReader(`{"action":"ping"}`))
+		req.Header.Set("Content-Type", protocol.MediaType)
+		req.Header.Set("Authorization", "Bearer good")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil || res.StatusCode != 200 {
+			t.Fatalf("POST: %v %v", res, err)
+		}
+		res.Body.Close()
+	}
+	cs := connect(t, ts, nil, "Authorization", "Bearer good")
+	if got := errorCode(t, call(t, cs, "ping", map[string]any{})); got != "ok" {
+		t.Fatalf("third ping: %s", got)
+	}
+	if got := errorCode(t, call(t, cs, "ping", map[string]any{})); got != "rate_limited" {
+		t.Errorf("fourth ping: %s", got)
+	}
+}
+
+// A cookie-authenticated MCP request is held to the Origin rule.
+func TestCall_CookieRequestsFollowTheOriginRule(t *testing.T) {
+	ts := newTestShop(t)
+	evil := connect(t, ts, nil, "Cookie", "session=alice", "Origin", "http://evil.example")
+	if got := errorCode(t, call(t, evil, "review", map[string]any{})); got != "unauthorized" {
+		t.Errorf("cookie from another origin: %s", got)
+	}
+	same := connect(t, ts, nil, "Cookie", "session=alice", "Origin", ts.url)
+	if got := errorCode(t, call(t, same, "review", map[string]any{})); got != "ok" {
+		t.Errorf("cookie from the site's origin: %s", got)
+	}
+}
+
+func TestReading_PageAndIndex(t *testing.T) {
+	ts := newTestShop(t)
+	cs := connect(t, ts, nil)
+	res := call(t, cs, "readPage", map[string]any{"page": "/"})
+	if g := structured[protocol.Graph](t, res); res.IsError || g.Route != "/" || res.Content[0].(*sdk.TextContent).Text != "# Home" {
+		t.Errorf("readPage: %+v", res)
+	}
+	if got := errorCode(t, call(t, cs, "readPage", map[string]any{"page": "/products/nope"})); got != "not_found" {
+		t.Errorf("readPage of nothing: %s", got)
+	}
+	res = call(t, cs, "siteIndex", map[string]any{})
+	if idx := structured[protocol.SiteIndex](t, res); len(idx.Routes) != 3 || idx.MCP != "/mcp" {
+		t.Errorf("siteIndex: %+v", idx)
+	}
+}
+
+// A confirm action runs only when the person accepts, through the host's
+// elicitation.
+func TestConfirm_ThePersonDecides(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		answer string // "" for a client that cannot elicit
+		ran    bool
+		code   string
+	}{
+		{"accepted", "accept", true, "ok"},
+		{"declined", "decline", false, "confirm_required"},
+		{"cancelled", "cancel", false, "confirm_required"},
+		{"no elicitation", "", false, "confirm_required"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ts := newTestShop(t)
+			var asked []string
+			opts := &sdk.ClientOptions{}
+			if c.answer != "" {
+				opts.ElicitationHandler = func(_ context.Context, req *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+					asked = append(asked, req.Params.Message)
+					return &sdk.ElicitResult{Action: c.answer}, nil
+				}
+			}
+			cs := connect(t, ts, opts, "Authorization", "Bearer good")
+			res := call(t, cs, "placeOrder", map[string]any{"note": "gift"})
+			if got := errorCode(t, res); got != c.code {
+				t.Fatalf("%s: %+v", got, res.Content)
+			}
+			if ran := ts.orders == 1; ran != c.ran {
+				t.Errorf("ran %v, want %v", ran, c.ran)
+			}
+			if c.answer != "" && (len(asked) != 1 || !strings.HasPrefix(asked[0], "Place an order for 2 items.")) {
+				t.Errorf("asked %q", asked)
+			}
+			if c.answer == "" && !strings.Contains(res.Content[0].(*sdk.TextContent).Text, "Place an order for 2 items.") {
+				t.Errorf("without elicitation the summary is not shown: %+v", res.Content)
+			}
+		})
+	}
+}
+
+// A call that brings its own approval state is refused unless the server
+// issued that state for exactly this call (see state_test.go for replay
+// and binding): a model cannot confirm by forging one.
+func TestConfirm_AForgedApprovalIsRefused(t *testing.T) {
+	ts := newTestShop(t)
+	cs := connect(t, ts, nil, "Authorization", "Bearer good")
+	accept := sdk.InputResponseMap{"confirm": &sdk.ElicitResult{Action: "accept"}}
+	for _, state := range []string{"", "x", "eyJjIjoiYmVhcmVyOnUxIn0.AAAA", strings.Repeat("A", 200)} {
+		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "placeOrder", Arguments: map[string]any{}, InputResponses: accept, RequestState: state})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := errorCode(t, res); got != "confirm_required" {
+			t.Errorf("state %q: %s", state, got)
+		}
+	}
+	if ts.orders != 0 {
+		t.Fatal("an order ran on a forged approval")
+	}
+}

@@ -1,0 +1,101 @@
+package mcp
+
+import (
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"strings"
+	"sync"
+	"time"
+)
+
+// confirmState is what the server hands out when it asks a person to
+// approve a confirm action, and gets back when the call resumes. It binds
+// the approval to exactly one call: this caller, this action on this page,
+// this input. It is signed, expires, and works once.
+type confirmState struct {
+	Caller string `json:"c"` // the caller's mode and id
+	Action string `json:"a"`
+	Page   string `json:"p"`
+	Input  string `json:"i"` // hex SHA-256 of the input as sent
+	Expiry int64  `json:"x"` // Unix seconds
+	Nonce  string `json:"n"`
+}
+
+// sign writes a state as base64url(JSON) "." base64url(HMAC-SHA256).
+func sign(secret []byte, st confirmState) string {
+	b, _ := json.Marshal(st)
+	p := base64.RawURLEncoding.EncodeToString(b)
+	return p + "." + base64.RawURLEncoding.EncodeToString(mac(secret, p))
+}
+
+func mac(secret []byte, payload string) []byte {
+	m := hmac.New(sha256.New, secret)
+	m.Write([]byte(payload))
+	return m.Sum(nil)
+}
+
+var errBadState = errors.New("the approval does not match this call: it was altered, used already, expired, or made for another call")
+
+// verify checks a state's signature, expiry and binding to want (whose
+// Nonce and Expiry are ignored), and uses its nonce up.
+func verify(secret []byte, used *nonces, s string, want confirmState, now time.Time) error {
+	p, sig, ok := strings.Cut(s, ".")
+	if !ok {
+		return errBadState
+	}
+	got, err := base64.RawURLEncoding.DecodeString(sig)
+	if err != nil || !hmac.Equal(got, mac(secret, p)) {
+		return errBadState
+	}
+	b, err := base64.RawURLEncoding.DecodeString(p)
+	var st confirmState
+	if err != nil || json.Unmarshal(b, &st) != nil {
+		return errBadState
+	}
+	if now.Unix() > st.Expiry || st.Caller != want.Caller || st.Action != want.Action || st.Page != want.Page || st.Input != want.Input {
+		return errBadState
+	}
+	if !used.use(st.Nonce, time.Unix(st.Expiry, 0)) {
+		return errBadState
+	}
+	return nil
+}
+
+func newNonce() string {
+	b := make([]byte, 16)
+	rand.Read(b)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// nonces remembers the nonces of approvals used, until they expire. With
+// several instances, an approval could be used once on each: share
+// Options.Secret and send a person's session to one instance, or accept it.
+type nonces struct {
+	mu   sync.Mutex
+	used map[string]time.Time
+}
+
+func newNonces() *nonces { return &nonces{used: map[string]time.Time{}} }
+
+// use records a nonce and reports whether it was not used before.
+func (n *nonces) use(nonce string, expiry time.Time) bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	now := time.Now()
+	if len(n.used) > 1000 {
+		for k, exp := range n.used {
+			if now.After(exp) {
+				delete(n.used, k)
+			}
+		}
+	}
+	if _, seen := n.used[nonce]; seen {
+		return false
+	}
+	n.used[nonce] = expiry
+	return true
+}

@@ -1,0 +1,230 @@
+package mcp
+
+import (
+	"encoding/json"
+	"regexp"
+	"strings"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/affordances-go/affordances/protocol"
+)
+
+// tool is an action described as an MCP tool, prepared once.
+type tool struct {
+	def     *sdk.Tool
+	route   string
+	action  protocol.ActionSummary
+	pageArg string         // the argument that names the page; "" for a route without parameters
+	pageRe  *regexp.Regexp // the paths of the route
+}
+
+// Reserved tool names: the two reading tools.
+const (
+	readPageName  = "readPage"
+	siteIndexName = "siteIndex"
+)
+
+// describe turns every action of the site into a tool.
+//
+// Names: a tool is named after its action when no other route has an
+// action of that name (and it is not readPage or siteIndex); otherwise
+// every action of that name is qualified by its route: the action's name,
+// "_on_", and the route's path with "/" as "_" and the brackets of its
+// parameters dropped (addToCart on /products/[slug] is
+// addToCart_on_products_slug; on / it is addToCart_on_home). Names
+// change only when routes or actions do.
+//
+// Arguments: the action's input properties. A route with parameters adds
+// the argument "page", the concrete path to act on (such as
+// /products/heavyweight-tee), required and checked against the route; when
+// the input has a property of that name already, the argument is
+// "pagePath".
+func describe(routes []protocol.IndexRoute) []*tool {
+	count := map[string]int{readPageName: 1, siteIndexName: 1}
+	for _, r := range routes {
+		for _, a := range r.Actions {
+			count[a.Name]++
+		}
+	}
+	var out []*tool
+	for _, r := range routes {
+		for _, a := range r.Actions {
+			name := a.Name
+			if count[a.Name] > 1 {
+				name = a.Name + "_on_" + routeWords(r.Route)
+			}
+			t := &tool{route: r.Route, action: a, pageRe: routeRegexp(r.Route)}
+			if strings.Contains(r.Route, "[") {
+				t.pageArg = "page"
+				if hasProperty(a.Input, "page") {
+					t.pageArg = "pagePath"
+				}
+			}
+			t.def = &sdk.Tool{
+				Name:         name,
+				Title:        humanTitle(a.Name),
+				Description:  toolDescription(r, a, t.pageArg),
+				InputSchema:  inputSchema(a.Input, t.pageArg, r.Route),
+				OutputSchema: outputSchema(a.Output),
+				Annotations:  annotations(a),
+			}
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// routeWords writes a route as a tool name's suffix.
+func routeWords(route string) string {
+	w := strings.Trim(strings.NewReplacer("[...", "", "[", "", "]", "", "/", "_").Replace(route), "_")
+	if w == "" {
+		return "home"
+	}
+	return w
+}
+
+// routeRegexp matches the paths of a route: [name] is one segment,
+// [...name] the rest of the path.
+func routeRegexp(route string) *regexp.Regexp {
+	var b strings.Builder
+	b.WriteString("^")
+	rest := route
+	for rest != "" {
+		i := strings.IndexByte(rest, '[')
+		j := strings.IndexByte(rest, ']')
+		if i < 0 || j < i {
+			b.WriteString(regexp.QuoteMeta(rest))
+			break
+		}
+		b.WriteString(regexp.QuoteMeta(rest[:i]))
+		if strings.HasPrefix(rest[i+1:j], "...") {
+			b.WriteString(`[^?#]+`)
+		} else {
+			b.WriteString(`[^/?#]+`)
+		}
+		rest = rest[j+1:]
+	}
+	b.WriteString(`(\?[^#]*)?$`)
+	return regexp.MustCompile(b.String())
+}
+
+func toolDescription(r protocol.IndexRoute, a protocol.ActionSummary, pageArg string) string {
+	var b strings.Builder
+	b.WriteString(a.Description)
+	if b.Len() > 0 && !strings.HasSuffix(a.Description, ".") {
+		b.WriteString(".")
+	}
+	b.WriteString(" On the page " + r.Route)
+	if r.Description != "" {
+		b.WriteString(" (" + r.Description + ")")
+	}
+	b.WriteString(".")
+	if pageArg != "" {
+		b.WriteString(" Give the page's path in " + pageArg + ".")
+	}
+	if a.Guard != "" {
+		b.WriteString(" Only when " + a.Guard + ".")
+	}
+	switch a.Expose {
+	case protocol.ExposeSession:
+		b.WriteString(" Needs a signed-in caller.")
+	case protocol.ExposeConfirm:
+		b.WriteString(" Needs a signed-in caller, and the person's approval: they are asked, and nothing runs unless they accept.")
+	}
+	return strings.TrimSpace(b.String())
+}
+
+// inputSchema is the action's input schema with the page argument added
+// for a route with parameters.
+func inputSchema(in json.RawMessage, pageArg, route string) json.RawMessage {
+	if pageArg == "" {
+		return in
+	}
+	var s map[string]any
+	if json.Unmarshal(in, &s) != nil || s == nil {
+		s = map[string]any{"type": "object"}
+	}
+	props, _ := s["properties"].(map[string]any)
+	if props == nil {
+		props = map[string]any{}
+	}
+	props[pageArg] = map[string]any{
+		"type":        "string",
+		"description": "the path of the page to act on, of the route " + route + " (such as one its nav or the site index leads to)",
+		"pattern":     routeRegexp(route).String(),
+	}
+	s["properties"] = props
+	req, _ := s["required"].([]any)
+	s["required"] = append([]any{pageArg}, req...)
+	b, err := json.Marshal(s)
+	if err != nil {
+		return in
+	}
+	return b
+}
+
+// outputSchema describes the structured content of a successful call: the
+// delta, whose output follows the action's output schema.
+func outputSchema(out json.RawMessage) json.RawMessage {
+	output := json.RawMessage(`{}`)
+	if len(out) > 0 {
+		output = out
+	}
+	b, _ := json.Marshal(map[string]any{
+		"type": "object",
+		"properties": map[string]any{
+			"ok":             map[string]any{"type": "boolean"},
+			"changed":        map[string]any{"type": "object"},
+			"output":         output,
+			"actionsAdded":   map[string]any{"type": "array"},
+			"actionsRemoved": map[string]any{"type": "array", "items": map[string]any{"type": "string"}},
+			"redirect":       map[string]any{"type": "string"},
+			"message":        map[string]any{"type": "string"},
+		},
+		"required": []string{"ok"},
+	})
+	return b
+}
+
+// annotations give a host the hints MCP has for an action.
+func annotations(a protocol.ActionSummary) *sdk.ToolAnnotations {
+	no, yes := false, true
+	an := &sdk.ToolAnnotations{Title: humanTitle(a.Name), ReadOnlyHint: a.ReadOnly, OpenWorldHint: &no}
+	if !a.ReadOnly {
+		if a.Expose == protocol.ExposeConfirm {
+			an.DestructiveHint = &yes
+		} else {
+			an.DestructiveHint = &no
+		}
+	}
+	return an
+}
+
+func hasProperty(schema json.RawMessage, name string) bool {
+	var s struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+	}
+	json.Unmarshal(schema, &s)
+	_, ok := s.Properties[name]
+	return ok
+}
+
+// humanTitle turns addToCart into "Add to cart".
+func humanTitle(s string) string {
+	var b strings.Builder
+	for i, r := range s {
+		switch {
+		case i == 0:
+			b.WriteString(strings.ToUpper(string(r)))
+		case r >= 'A' && r <= 'Z':
+			b.WriteByte(' ')
+			b.WriteString(strings.ToLower(string(r)))
+		case r == '_' || r == '-' || r == '.':
+			b.WriteByte(' ')
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,181 @@
+package site
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/url"
+
+	"github.com/affordances-go/affordances/protocol"
+)
+
+// The exported functions of this file let another transport (the MCP
+// endpoint of package site/mcp) read pages and run calls through exactly
+// the same steps as a GET or a POST of the page: the same authentication,
+// the same Origin rule, the same rate limit keys, the same validation,
+// guard, confirmation and delta, and one audit record per call.
+
+// Call is one call carried by another transport than a POST to the page.
+type Call struct {
+	// Page is the path of the page the call is made on, such as
+	// /products/heavyweight-tee.
+	Page string
+	// Action names the action on the page's route.
+	Action string
+	// Input is the action's input as JSON; nil is no input, validated as
+	// an empty object.
+	Input json.RawMessage
+	// Confirm is the call's confirm: true. A transport sets it only when a
+	// person approved the call.
+	Confirm bool
+	// Transport names the transport in the audit log, such as "mcp".
+	Transport string
+}
+
+// CallResult is the answer to a successful call.
+type CallResult struct {
+	// Delta is the call's delta.
+	Delta protocol.Delta
+	// Header holds the headers the action set, such as its cookies.
+	Header http.Header
+}
+
+// Execute runs a call through the pipeline of a POST to the page. hr
+// carries the caller: its Authorization and Cookie headers, its Origin
+// (held to the same rule as a POST) and its address; its method, URL and
+// body are not used. A failure is an [*Error], with the code, message,
+// issues and status a POST would have got, audited like one.
+func (s *Site) Execute(hr *http.Request, c Call) (CallResult, error) {
+	p, r := s.route(hr, c.Page, http.MethodPost)
+	if p == nil {
+		return CallResult{}, newError(protocol.CodeNotFound, "no Affordances graph at this path")
+	}
+	transport := c.Transport
+	if transport == "" {
+		transport = "other"
+	}
+	body, err := json.Marshal(struct {
+		Action  string          `json:"action"`
+		Input   json.RawMessage `json:"input,omitempty"`
+		Confirm bool            `json:"confirm,omitempty"`
+	}{c.Action, c.Input, c.Confirm})
+	if err != nil {
+		return CallResult{}, newError(protocol.CodeInvalidInput, "the input is not JSON")
+	}
+	w := &headerRecorder{h: http.Header{}}
+	call, out, e := s.execute(w, r, p, transport, func(c *call) *Error { return c.parseCall(body) })
+	if e != nil {
+		return CallResult{}, e
+	}
+	call.auditCall(http.StatusOK, "ok")
+	return CallResult{Delta: out.delta, Header: w.h}, nil
+}
+
+// ReadGraph returns the graph of the page at path for the caller of hr, as
+// a GET of the page with the media type would. A failure is an [*Error].
+func (s *Site) ReadGraph(hr *http.Request, path string) (*protocol.Graph, error) {
+	p, r := s.route(hr, path, http.MethodGet)
+	if p == nil {
+		return nil, newError(protocol.CodeNotFound, "no Affordances graph at this path")
+	}
+	b, e := s.graphBytes(r, p)
+	if e != nil {
+		return nil, e
+	}
+	var g protocol.Graph
+	if err := json.Unmarshal(b, &g); err != nil {
+		return nil, newInternalError()
+	}
+	return &g, nil
+}
+
+// NewRequest finds the caller of hr as the site's pages do, for a
+// transport that needs it before a call (to list what the caller may see
+// with [Site.Index]). A rejected bearer token is an [*Error]
+// (unauthorized); so is a failure of the Authenticator (internal).
+func (s *Site) NewRequest(hr *http.Request) (*Request, error) {
+	r, e := s.authenticate(hr)
+	if e != nil {
+		return nil, e
+	}
+	return r, nil
+}
+
+// AllActions returns every route and its actions, whoever may see them,
+// for a transport that prepares its own descriptions once. It freezes the
+// site, as a first request does.
+func (s *Site) AllActions() []protocol.IndexRoute {
+	s.routes()
+	out := make([]protocol.IndexRoute, 0, len(s.pages))
+	for _, p := range s.pages {
+		ir := protocol.IndexRoute{Route: p.route, Description: p.opts.Description,
+			Actions: make([]protocol.ActionSummary, 0, len(p.actions))}
+		for _, a := range p.actions {
+			ir.Actions = append(ir.Actions, a.summary)
+		}
+		out = append(out, ir)
+	}
+	return out
+}
+
+// route finds the page of a path and returns a request for it: hr's
+// caller, method and credentials, the path's URL and path values.
+func (s *Site) route(hr *http.Request, path, method string) (*Page, *http.Request) {
+	u, err := url.Parse(path)
+	if err != nil || u.Scheme != "" || u.Host != "" || len(u.Path) == 0 || u.Path[0] != '/' {
+		return nil, nil
+	}
+	r := hr.Clone(hr.Context())
+	r.Method = method
+	r.URL = u
+	r.RequestURI = u.RequestURI()
+	r.Body = http.NoBody
+	r.ContentLength = 0
+	if r.Host == "" {
+		r.Host = hr.Host
+	}
+	rec := &routeRecorder{}
+	s.routes().ServeHTTP(rec, r)
+	if rec.page == nil {
+		return nil, nil
+	}
+	return rec.page, rec.r
+}
+
+// routes returns the mux that maps a path to its page for transports,
+// built once, when it freezes the site.
+func (s *Site) routes() *http.ServeMux {
+	s.transportOnce.Do(func() {
+		s.started.Store(true)
+		mux := http.NewServeMux()
+		for _, p := range s.pages {
+			mux.Handle(p.pattern, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if rec, ok := w.(*routeRecorder); ok {
+					rec.page, rec.r = p, r
+				}
+			}))
+		}
+		s.transportMux = mux
+	})
+	return s.transportMux
+}
+
+// routeRecorder catches the page a path matched, with the request the mux
+// filled with its path values.
+type routeRecorder struct {
+	headerRecorder
+	page *Page
+	r    *http.Request
+}
+
+// headerRecorder is a ResponseWriter that keeps the headers written to it
+// and nothing else.
+type headerRecorder struct{ h http.Header }
+
+func (w *headerRecorder) Header() http.Header {
+	if w.h == nil {
+		w.h = http.Header{}
+	}
+	return w.h
+}
+func (w *headerRecorder) Write(b []byte) (int, error) { return len(b), nil }
+func (w *headerRecorder) WriteHeader(int)             {}
