@@ -41,7 +41,11 @@ type lockedBuffer struct {
 	bytes.Buffer
 }
 
-func (b *lockedBuffer) Write(p []byte) (int, error) { b.mu.Lock(); defer b.mu.Unlock(); return b.Buffer.Write(p) }
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.Buffer.Write(p)
+}
 
 type addInput struct {
 	SKU string `json:"sku" pattern:"^[A-Z-]+$"`
@@ -52,7 +56,9 @@ type orderInput struct {
 	Note string `json:"note,omitempty" maxLength:"20"`
 }
 
-func (orderInput) Summary(r *site.Request, st *site.State) string { return "Place an order for 2 items." }
+func (orderInput) Summary(r *site.Request, st *site.State) string {
+	return "Place an order for 2 items."
+}
 
 func newTestShop(t *testing.T) *testShop {
 	ts := &testShop{stock: 3}
