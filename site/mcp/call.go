@@ -7,11 +7,11 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"strings"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/affordances-go/affordances/internal/mcptools"
 	"github.com/affordances-go/affordances/protocol"
 	"github.com/affordances-go/affordances/site"
 )
@@ -23,15 +23,15 @@ const confirmKey = "confirm"
 // callTool returns the handler of an action's tool: split the page from
 // the arguments, run the call through the site's pipeline, and ask the
 // person before a confirm action runs.
-func (e *endpoint) callTool(t *tool) sdk.ToolHandler {
+func (e *endpoint) callTool(t *mcptools.Tool) sdk.ToolHandler {
 	return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 		hr := callerRequest(req).WithContext(ctx)
-		page, input, bad := t.arguments(req.Params.Arguments)
+		page, input, bad := t.Arguments(req.Params.Arguments)
 		if bad != nil {
-			return errorResult(bad), nil
+			return mcptools.ErrorResult(*bad), nil
 		}
-		call := site.Call{Page: page, Action: t.action.Name, Input: input, Transport: "mcp"}
-		if t.action.Expose != protocol.ExposeConfirm {
+		call := site.Call{Page: page, Action: t.Action.Name, Input: input, Transport: "mcp"}
+		if t.Action.Expose != protocol.ExposeConfirm {
 			return e.execute(hr, call), nil
 		}
 
@@ -41,7 +41,7 @@ func (e *endpoint) callTool(t *tool) sdk.ToolHandler {
 		if err != nil {
 			return errorResult(err), nil
 		}
-		want := confirmState{Caller: string(r.Caller.Mode) + ":" + r.Caller.ID, Action: t.action.Name, Page: page, Input: digest(input)}
+		want := confirmState{Caller: string(r.Caller.Mode) + ":" + r.Caller.ID, Action: t.Action.Name, Page: page, Input: digest(input)}
 		if req.Params.RequestState != "" || req.Params.InputResponses != nil {
 			if err := verify(e.opts.Secret, e.used, req.Params.RequestState, want, time.Now()); err != nil {
 				return notConfirmed(err.Error() + "; nothing ran"), nil
@@ -84,33 +84,7 @@ func (e *endpoint) execute(hr *http.Request, call site.Call) *sdk.CallToolResult
 
 // notConfirmed is the result of a confirm action that did not run.
 func notConfirmed(msg string) *sdk.CallToolResult {
-	return protocolErrorResult(protocol.Error{Code: protocol.CodeConfirmRequired, Message: msg})
-}
-
-// arguments splits a tool's arguments into the page and the action's
-// input. A page argument that is missing, not a string or not a page of
-// the route is invalid input on that argument.
-func (t *tool) arguments(raw json.RawMessage) (page string, input json.RawMessage, err error) {
-	if len(raw) == 0 || string(raw) == "null" {
-		raw = json.RawMessage(`{}`)
-	}
-	if t.pageArg == "" {
-		return t.route, raw, nil
-	}
-	var args map[string]json.RawMessage
-	if json.Unmarshal(raw, &args) != nil {
-		return "", nil, site.Invalid("", "the arguments must be an object")
-	}
-	v, ok := args[t.pageArg]
-	if !ok {
-		return "", nil, site.Invalid("/"+t.pageArg, "is required: the path of a page of "+t.route)
-	}
-	if json.Unmarshal(v, &page) != nil || !t.pageRe.MatchString(page) {
-		return "", nil, site.Invalid("/"+t.pageArg, "must be the path of a page of "+t.route)
-	}
-	delete(args, t.pageArg)
-	input, _ = json.Marshal(args)
-	return page, input, nil
+	return mcptools.ErrorResult(protocol.Error{Code: protocol.CodeConfirmRequired, Message: msg})
 }
 
 // digest is the fingerprint of an input an approval is bound to.
@@ -119,36 +93,21 @@ func digest(input json.RawMessage) string {
 	return hex.EncodeToString(h[:])
 }
 
-// result turns a call's answer into a tool result: the delta as structured
-// content with its message as text, or an error result.
+// result turns a call's answer into a tool result.
 func result(res site.CallResult, err error) *sdk.CallToolResult {
 	if err != nil {
 		return errorResult(err)
 	}
-	text := res.Delta.Message
-	if text == "" {
-		text = "Done."
-	}
-	return &sdk.CallToolResult{StructuredContent: res.Delta, Content: []sdk.Content{&sdk.TextContent{Text: text}}}
+	return mcptools.DeltaResult(res.Delta)
 }
 
-// errorResult is a tool result with isError: true whose structured content
-// is the protocol's error (code, message, issues), so that a model can
-// correct its call.
+// errorResult is the error result of a failure of the site: its code,
+// message and issues; anything else is internal.
 func errorResult(err error) *sdk.CallToolResult {
 	pe := protocol.Error{Code: protocol.CodeInternal, Message: "the server could not complete the request"}
 	var se *site.Error
 	if errors.As(err, &se) {
 		pe = protocol.Error{Code: se.Code(), Message: se.Message(), Issues: se.Issues()}
 	}
-	return protocolErrorResult(pe)
-}
-
-func protocolErrorResult(pe protocol.Error) *sdk.CallToolResult {
-	var text strings.Builder
-	text.WriteString(string(pe.Code) + ": " + pe.Message)
-	for _, is := range pe.Issues {
-		text.WriteString("\n" + is.Path + ": " + is.Message)
-	}
-	return &sdk.CallToolResult{IsError: true, StructuredContent: pe, Content: []sdk.Content{&sdk.TextContent{Text: text.String()}}}
+	return mcptools.ErrorResult(pe)
 }

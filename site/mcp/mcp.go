@@ -32,6 +32,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/affordances-go/affordances/internal/mcptools"
 	"github.com/affordances-go/affordances/site"
 )
 
@@ -99,7 +100,7 @@ type endpoint struct {
 	used *nonces
 
 	once    sync.Once
-	tools   map[string]*tool
+	tools   map[string]*mcptools.Tool
 	handler http.Handler
 }
 
@@ -119,18 +120,16 @@ func (e *endpoint) build() {
 		name = "affordances-site"
 	}
 	srv := sdk.NewServer(&sdk.Implementation{Name: name, Version: e.opts.Version},
-		&sdk.ServerOptions{Logger: e.opts.Logger, Instructions: instructions})
-	e.tools = map[string]*tool{}
-	for _, t := range describe(e.site.AllActions()) {
-		e.tools[t.def.Name] = t
-		srv.AddTool(t.def, e.callTool(t))
+		&sdk.ServerOptions{Logger: e.opts.Logger, Instructions: mcptools.Instructions})
+	e.tools = map[string]*mcptools.Tool{}
+	for _, t := range mcptools.Describe(e.site.AllActions()) {
+		e.tools[t.Def.Name] = t
+		srv.AddTool(t.Def, e.callTool(t))
 	}
-	srv.AddTool(readPageTool, e.readPage)
-	srv.AddTool(siteIndexTool, e.siteIndex)
+	srv.AddTool(mcptools.ReadPage, e.readPage)
+	srv.AddTool(mcptools.SiteIndex, e.siteIndex)
 	srv.AddReceivingMiddleware(e.filterTools)
 	e.handler = sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv },
 		&sdk.StreamableHTTPOptions{Stateless: e.opts.Stateless, SessionTimeout: e.opts.SessionTimeout,
 			Logger: e.opts.Logger, DisableLocalhostProtection: false})
 }
-
-const instructions = `This server is an Affordances site: every page has a graph (what it shows and what can be done there), read with readPage; siteIndex lists every route and its actions. Each other tool is an action. Actions whose route has parameters take the concrete page in the argument "page". Confirm actions ask the person for approval; a declined or unanswered approval runs nothing.`

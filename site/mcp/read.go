@@ -6,24 +6,8 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/affordances-go/affordances/internal/mcptools"
 	"github.com/affordances-go/affordances/protocol"
-)
-
-var (
-	readPageTool = &sdk.Tool{
-		Name:        readPageName,
-		Title:       "Read a page",
-		Description: "Read the graph of a page of this site by its path (such as / or /products/heavyweight-tee): what the page shows (entities), what can be done there (actions, with whether each is available now and why not) and where to go next (nav). Look before you act.",
-		InputSchema: json.RawMessage(`{"type":"object","properties":{"page":{"type":"string","description":"the path of the page, starting with /"}},"required":["page"],"additionalProperties":false}`),
-		Annotations: &sdk.ToolAnnotations{Title: "Read a page", ReadOnlyHint: true},
-	}
-	siteIndexTool = &sdk.Tool{
-		Name:        siteIndexName,
-		Title:       "Site index",
-		Description: "List every route of this site with what it is for and the actions there, to plan a task without opening pages.",
-		InputSchema: json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`),
-		Annotations: &sdk.ToolAnnotations{Title: "Site index", ReadOnlyHint: true},
-	}
 )
 
 // readPage answers readPage: the page's graph as structured content and
@@ -33,18 +17,14 @@ func (e *endpoint) readPage(ctx context.Context, req *sdk.CallToolRequest) (*sdk
 		Page string `json:"page"`
 	}
 	if json.Unmarshal(req.Params.Arguments, &args) != nil || len(args.Page) == 0 || args.Page[0] != '/' {
-		return protocolErrorResult(protocol.Error{Code: protocol.CodeInvalidInput, Message: "page must be a path starting with /",
+		return mcptools.ErrorResult(protocol.Error{Code: protocol.CodeInvalidInput, Message: "page must be a path starting with /",
 			Issues: []protocol.Issue{{Path: "/page", Message: "must be a path starting with /", Keyword: "pattern"}}}), nil
 	}
 	g, err := e.site.ReadGraph(callerRequest(req).WithContext(ctx), args.Page)
 	if err != nil {
 		return errorResult(err), nil
 	}
-	text := g.MD
-	if text == "" {
-		text = "The graph of " + g.Page + " (route " + g.Route + ") is in the structured content."
-	}
-	return &sdk.CallToolResult{StructuredContent: g, Content: []sdk.Content{&sdk.TextContent{Text: text}}}, nil
+	return mcptools.GraphResult(g), nil
 }
 
 // siteIndex answers siteIndex with the index as this caller sees it.
@@ -83,7 +63,7 @@ func (e *endpoint) filterTools(next sdk.MethodHandler) sdk.MethodHandler {
 		kept := list.Tools[:0:0]
 		for _, td := range list.Tools {
 			t, isAction := e.tools[td.Name]
-			if !isAction || visible[[2]string{t.route, t.action.Name}] {
+			if !isAction || visible[[2]string{t.Route, t.Action.Name}] {
 				kept = append(kept, td)
 			}
 		}

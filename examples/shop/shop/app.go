@@ -15,6 +15,7 @@ import (
 
 	"github.com/affordances-go/affordances/protocol"
 	"github.com/affordances-go/affordances/site"
+	"github.com/affordances-go/affordances/site/mcp"
 	"github.com/affordances-go/affordances/site/ratelimit"
 )
 
@@ -62,6 +63,8 @@ func New(store *Store, opts Options) *App {
 		ConfirmView:  template.Must(template.New("confirm.html").ParseFS(templateFS, "templates/confirm.html")),
 	})
 	a.register()
+	// Agents in MCP hosts reach the same actions at /mcp.
+	mcp.Mount(a.site, "/mcp", &mcp.Options{Logger: a.log})
 	assets := http.NewServeMux()
 	assets.Handle("/static/", a.staticFiles())
 	assets.HandleFunc("/", a.notFound)

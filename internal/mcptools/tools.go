@@ -1,4 +1,9 @@
-package mcp
+// Package mcptools describes the actions of an Affordances site as MCP
+// tools: their names, arguments, schemas and hints, and how a tool's
+// arguments split into the page and the action's input. The site's MCP
+// endpoint (site/mcp) and the afford mcp bridge share it, so that a site
+// looks the same to a host either way.
+package mcptools
 
 import (
 	"encoding/json"
@@ -10,22 +15,26 @@ import (
 	"github.com/affordances-go/affordances/protocol"
 )
 
-// tool is an action described as an MCP tool, prepared once.
-type tool struct {
-	def     *sdk.Tool
-	route   string
-	action  protocol.ActionSummary
-	pageArg string         // the argument that names the page; "" for a route without parameters
+// Tool is an action described as an MCP tool, prepared once.
+type Tool struct {
+	// Def is the tool as tools/list shows it.
+	Def *sdk.Tool
+	// Route and Action are the action it runs.
+	Route  string
+	Action protocol.ActionSummary
+	// PageArg is the argument that names the page; "" for a route
+	// without parameters.
+	PageArg string
 	pageRe  *regexp.Regexp // the paths of the route
 }
 
 // Reserved tool names: the two reading tools.
 const (
-	readPageName  = "readPage"
-	siteIndexName = "siteIndex"
+	ReadPageName  = "readPage"
+	SiteIndexName = "siteIndex"
 )
 
-// describe turns every action of the site into a tool.
+// Describe turns every action of the site into a tool.
 //
 // Names: a tool is named after its action when no other route has an
 // action of that name (and it is not readPage or siteIndex); otherwise
@@ -40,32 +49,32 @@ const (
 // /products/heavyweight-tee), required and checked against the route; when
 // the input has a property of that name already, the argument is
 // "pagePath".
-func describe(routes []protocol.IndexRoute) []*tool {
-	count := map[string]int{readPageName: 1, siteIndexName: 1}
+func Describe(routes []protocol.IndexRoute) []*Tool {
+	count := map[string]int{ReadPageName: 1, SiteIndexName: 1}
 	for _, r := range routes {
 		for _, a := range r.Actions {
 			count[a.Name]++
 		}
 	}
-	var out []*tool
+	var out []*Tool
 	for _, r := range routes {
 		for _, a := range r.Actions {
 			name := a.Name
 			if count[a.Name] > 1 {
 				name = a.Name + "_on_" + routeWords(r.Route)
 			}
-			t := &tool{route: r.Route, action: a, pageRe: routeRegexp(r.Route)}
+			t := &Tool{Route: r.Route, Action: a, pageRe: routeRegexp(r.Route)}
 			if strings.Contains(r.Route, "[") {
-				t.pageArg = "page"
+				t.PageArg = "page"
 				if hasProperty(a.Input, "page") {
-					t.pageArg = "pagePath"
+					t.PageArg = "pagePath"
 				}
 			}
-			t.def = &sdk.Tool{
+			t.Def = &sdk.Tool{
 				Name:         name,
 				Title:        humanTitle(a.Name),
-				Description:  toolDescription(r, a, t.pageArg),
-				InputSchema:  inputSchema(a.Input, t.pageArg, r.Route),
+				Description:  toolDescription(r, a, t.PageArg),
+				InputSchema:  inputSchema(a.Input, t.PageArg, r.Route),
 				OutputSchema: outputSchema(a.Output),
 				Annotations:  annotations(a),
 			}
@@ -227,4 +236,87 @@ func humanTitle(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// Arguments splits a tool's arguments into the page and the action's
+// input. A page argument that is missing, not a string or not a page of
+// the route is an invalid_input error on that argument.
+func (t *Tool) Arguments(raw json.RawMessage) (page string, input json.RawMessage, err *protocol.Error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		raw = json.RawMessage(`{}`)
+	}
+	if t.PageArg == "" {
+		return t.Route, raw, nil
+	}
+	invalid := func(msg string) *protocol.Error {
+		return &protocol.Error{Code: protocol.CodeInvalidInput, Message: "the arguments were not accepted",
+			Issues: []protocol.Issue{{Path: "/" + t.PageArg, Message: msg, Keyword: "page"}}}
+	}
+	var args map[string]json.RawMessage
+	if json.Unmarshal(raw, &args) != nil {
+		return "", nil, &protocol.Error{Code: protocol.CodeInvalidInput, Message: "the arguments must be an object"}
+	}
+	v, ok := args[t.PageArg]
+	if !ok {
+		return "", nil, invalid("is required: the path of a page of " + t.Route)
+	}
+	if json.Unmarshal(v, &page) != nil || !t.pageRe.MatchString(page) {
+		return "", nil, invalid("must be the path of a page of " + t.Route)
+	}
+	delete(args, t.PageArg)
+	input, _ = json.Marshal(args)
+	return page, input, nil
+}
+
+// ReadPage and SiteIndex are the two reading tools.
+var (
+	ReadPage = &sdk.Tool{
+		Name:        ReadPageName,
+		Title:       "Read a page",
+		Description: "Read the graph of a page of this site by its path (such as / or /products/heavyweight-tee): what the page shows (entities), what can be done there (actions, with whether each is available now and why not) and where to go next (nav). Look before you act.",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"page":{"type":"string","description":"the path of the page, starting with /"}},"required":["page"],"additionalProperties":false}`),
+		Annotations: &sdk.ToolAnnotations{Title: "Read a page", ReadOnlyHint: true},
+	}
+	SiteIndex = &sdk.Tool{
+		Name:        SiteIndexName,
+		Title:       "Site index",
+		Description: "List every route of this site with what it is for and the actions there, to plan a task without opening pages.",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`),
+		Annotations: &sdk.ToolAnnotations{Title: "Site index", ReadOnlyHint: true},
+	}
+)
+
+// Instructions tell a host how the tools of a site fit together.
+const Instructions = `This server is an Affordances site: every page has a graph (what it shows and what can be done there), read with readPage; siteIndex lists every route and its actions. Each other tool is an action. Actions whose route has parameters take the concrete page in the argument "page". Confirm actions ask the person for approval; a declined or unanswered approval runs nothing.`
+
+// ErrorResult is a tool result with isError: true whose structured content
+// is the protocol's error (code, message, issues), so that a model can
+// correct its call; the text repeats it.
+func ErrorResult(pe protocol.Error) *sdk.CallToolResult {
+	var text strings.Builder
+	text.WriteString(string(pe.Code) + ": " + pe.Message)
+	for _, is := range pe.Issues {
+		text.WriteString("\n" + is.Path + ": " + is.Message)
+	}
+	return &sdk.CallToolResult{IsError: true, StructuredContent: pe, Content: []sdk.Content{&sdk.TextContent{Text: text.String()}}}
+}
+
+// DeltaResult is the result of a successful call: the delta as structured
+// content, its message as text.
+func DeltaResult(d protocol.Delta) *sdk.CallToolResult {
+	text := d.Message
+	if text == "" {
+		text = "Done."
+	}
+	return &sdk.CallToolResult{StructuredContent: d, Content: []sdk.Content{&sdk.TextContent{Text: text}}}
+}
+
+// GraphResult is the result of readPage: the graph as structured content,
+// its md (or a line saying where the graph is) as text.
+func GraphResult(g *protocol.Graph) *sdk.CallToolResult {
+	text := g.MD
+	if text == "" {
+		text = "The graph of " + g.Page + " (route " + g.Route + ") is in the structured content."
+	}
+	return &sdk.CallToolResult{StructuredContent: g, Content: []sdk.Content{&sdk.TextContent{Text: text}}}
 }
