@@ -48,6 +48,7 @@ Usage:
   afford get URL                     a page's graph: entities, actions, nav
   afford call URL ACTION [INPUT]     run an action on the page at URL
   afford check URL                   test a server against the protocol (afford check --help)
+  afford mcp URL                     serve the site at URL to an MCP host, over stdio
 
 INPUT is a JSON object, or key=value pairs converted by the action's input
 schema (numbers, booleans, comma-separated lists); key:=JSON sets a raw JSON
@@ -66,6 +67,13 @@ Flags (anywhere on the line):
 A confirm action is first called without confirmation. On a terminal,
 afford shows the server's summary and asks y/N; without one it refuses
 unless --yes is given. It never confirms on its own.
+
+afford mcp makes every action of the site's index a tool (with the
+argument "page" on routes with parameters), plus readPage and siteIndex.
+A confirm action is approved by the person through the host's
+elicitation; a host that cannot ask gets the summary and nothing runs
+(--yes does not apply). Add it to a host as the command
+"afford mcp URL", with AFFORD_TOKEN in its environment.
 
 Exit codes:
   0  success
@@ -144,6 +152,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 		err = env.get(ctx, rest)
 	case "call":
 		err = env.call(ctx, rest)
+	case "mcp":
+		err = env.mcp(ctx, rest)
 	default:
 		err = usageError("unknown command " + cmd)
 	}

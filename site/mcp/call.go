@@ -2,9 +2,6 @@ package mcp
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"net/http"
 	"time"
@@ -41,9 +38,9 @@ func (e *endpoint) callTool(t *mcptools.Tool) sdk.ToolHandler {
 		if err != nil {
 			return errorResult(err), nil
 		}
-		want := confirmState{Caller: string(r.Caller.Mode) + ":" + r.Caller.ID, Action: t.Action.Name, Page: page, Input: digest(input)}
+		want := mcptools.ConfirmState{Caller: string(r.Caller.Mode) + ":" + r.Caller.ID, Action: t.Action.Name, Page: page, Input: mcptools.Digest(input)}
 		if req.Params.RequestState != "" || req.Params.InputResponses != nil {
-			if err := verify(e.opts.Secret, e.used, req.Params.RequestState, want, time.Now()); err != nil {
+			if err := mcptools.Verify(e.opts.Secret, e.used, req.Params.RequestState, want, time.Now()); err != nil {
 				return notConfirmed(err.Error() + "; nothing ran"), nil
 			}
 			answer, _ := req.Params.InputResponses[confirmKey].(*sdk.ElicitResult)
@@ -65,13 +62,13 @@ func (e *endpoint) callTool(t *mcptools.Tool) sdk.ToolHandler {
 			return errorResult(err), nil
 		}
 		want.Expiry = time.Now().Add(e.opts.ConfirmTTL).Unix()
-		want.Nonce = newNonce()
+		want.Nonce = mcptools.NewNonce()
 		return &sdk.CallToolResult{
 			InputRequests: sdk.InputRequestMap{confirmKey: &sdk.ElicitParams{
 				Message:         se.Message() + "\n\nApprove? Nothing happens unless you accept.",
 				RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{}},
 			}},
-			RequestState: sign(e.opts.Secret, want),
+			RequestState: mcptools.Sign(e.opts.Secret, want),
 		}, nil
 	}
 }
@@ -85,12 +82,6 @@ func (e *endpoint) execute(hr *http.Request, call site.Call) *sdk.CallToolResult
 // notConfirmed is the result of a confirm action that did not run.
 func notConfirmed(msg string) *sdk.CallToolResult {
 	return mcptools.ErrorResult(protocol.Error{Code: protocol.CodeConfirmRequired, Message: msg})
-}
-
-// digest is the fingerprint of an input an approval is bound to.
-func digest(input json.RawMessage) string {
-	h := sha256.Sum256(input)
-	return hex.EncodeToString(h[:])
 }
 
 // result turns a call's answer into a tool result.

@@ -90,14 +90,14 @@ func Handler(s *site.Site, opts *Options) http.Handler {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
-	return &endpoint{site: s, opts: o, used: newNonces()}
+	return &endpoint{site: s, opts: o, used: mcptools.NewNonces()}
 }
 
 // endpoint is the MCP endpoint of a site.
 type endpoint struct {
 	site *site.Site
 	opts Options
-	used *nonces
+	used *mcptools.Nonces
 
 	once    sync.Once
 	tools   map[string]*mcptools.Tool

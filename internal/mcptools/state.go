@@ -1,10 +1,11 @@
-package mcp
+package mcptools
 
 import (
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -12,11 +13,11 @@ import (
 	"time"
 )
 
-// confirmState is what the server hands out when it asks a person to
+// ConfirmState is what the server hands out when it asks a person to
 // approve a confirm action, and gets back when the call resumes. It binds
 // the approval to exactly one call: this caller, this action on this page,
 // this input. It is signed, expires, and works once.
-type confirmState struct {
+type ConfirmState struct {
 	Caller string `json:"c"` // the caller's mode and id
 	Action string `json:"a"`
 	Page   string `json:"p"`
@@ -25,8 +26,8 @@ type confirmState struct {
 	Nonce  string `json:"n"`
 }
 
-// sign writes a state as base64url(JSON) "." base64url(HMAC-SHA256).
-func sign(secret []byte, st confirmState) string {
+// Sign writes a state as base64url(JSON) "." base64url(HMAC-SHA256).
+func Sign(secret []byte, st ConfirmState) string {
 	b, _ := json.Marshal(st)
 	p := base64.RawURLEncoding.EncodeToString(b)
 	return p + "." + base64.RawURLEncoding.EncodeToString(mac(secret, p))
@@ -38,51 +39,54 @@ func mac(secret []byte, payload string) []byte {
 	return m.Sum(nil)
 }
 
-var errBadState = errors.New("the approval does not match this call: it was altered, used already, expired, or made for another call")
+// ErrBadState is the error of a state that does not resume this call.
+var ErrBadState = errors.New("the approval does not match this call: it was altered, used already, expired, or made for another call")
 
-// verify checks a state's signature, expiry and binding to want (whose
+// Verify checks a state's signature, expiry and binding to want (whose
 // Nonce and Expiry are ignored), and uses its nonce up.
-func verify(secret []byte, used *nonces, s string, want confirmState, now time.Time) error {
+func Verify(secret []byte, used *Nonces, s string, want ConfirmState, now time.Time) error {
 	p, sig, ok := strings.Cut(s, ".")
 	if !ok {
-		return errBadState
+		return ErrBadState
 	}
 	got, err := base64.RawURLEncoding.DecodeString(sig)
 	if err != nil || !hmac.Equal(got, mac(secret, p)) {
-		return errBadState
+		return ErrBadState
 	}
 	b, err := base64.RawURLEncoding.DecodeString(p)
-	var st confirmState
+	var st ConfirmState
 	if err != nil || json.Unmarshal(b, &st) != nil {
-		return errBadState
+		return ErrBadState
 	}
 	if now.Unix() > st.Expiry || st.Caller != want.Caller || st.Action != want.Action || st.Page != want.Page || st.Input != want.Input {
-		return errBadState
+		return ErrBadState
 	}
 	if !used.use(st.Nonce, time.Unix(st.Expiry, 0)) {
-		return errBadState
+		return ErrBadState
 	}
 	return nil
 }
 
-func newNonce() string {
+// NewNonce returns a random nonce for a state.
+func NewNonce() string {
 	b := make([]byte, 16)
 	rand.Read(b)
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
-// nonces remembers the nonces of approvals used, until they expire. With
+// Nonces remembers the nonces of approvals used, until they expire. With
 // several instances, an approval could be used once on each: share
 // Options.Secret and send a person's session to one instance, or accept it.
-type nonces struct {
+type Nonces struct {
 	mu   sync.Mutex
 	used map[string]time.Time
 }
 
-func newNonces() *nonces { return &nonces{used: map[string]time.Time{}} }
+// NewNonces returns an empty set of used nonces.
+func NewNonces() *Nonces { return &Nonces{used: map[string]time.Time{}} }
 
 // use records a nonce and reports whether it was not used before.
-func (n *nonces) use(nonce string, expiry time.Time) bool {
+func (n *Nonces) use(nonce string, expiry time.Time) bool {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	now := time.Now()
@@ -98,4 +102,10 @@ func (n *nonces) use(nonce string, expiry time.Time) bool {
 	}
 	n.used[nonce] = expiry
 	return true
+}
+
+// Digest is the fingerprint of an input an approval is bound to.
+func Digest(input []byte) string {
+	h := sha256.Sum256(input)
+	return hex.EncodeToString(h[:])
 }
