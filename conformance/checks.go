@@ -35,6 +35,7 @@ func Catalogue() []Check {
 		{"origin.bearer-exempt", "a bearer call is exempt from the Origin rule", Must, checkBearerExempt},
 		{"confirm.nothing-runs", "a confirm action without confirm: true answers 428 confirm_required and runs nothing", Must, checkConfirm},
 		{"ratelimit.retry-after", "a rate-limited call answers 429 rate_limited with Retry-After in seconds (opt-in burst)", Must, checkRetryAfter},
+		{"mcp.endpoint", "the MCP endpoint the index lists answers initialize and lists a tool for every action of the index", Should, checkMCPEndpoint},
 		{"size.graph-tokens", "graphs stay under about 2,000 tokens (bytes/4)", Should, checkGraphSize},
 	}
 }

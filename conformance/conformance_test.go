@@ -114,6 +114,10 @@ func (w *rewriter) Write(b []byte) (int, error) { return w.buf.Write(b) }
 
 func rewrite(next http.Handler, f func(r *http.Request, h http.Header, body []byte) []byte) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/mcp" { // a stream: not rewritten
+			next.ServeHTTP(w, r)
+			return
+		}
 		rw := &rewriter{ResponseWriter: w, status: 200}
 		next.ServeHTTP(rw, r)
 		body := f(r, w.Header(), rw.buf.Bytes())
@@ -217,6 +221,15 @@ func TestBrokenServers_AreFlaggedByExactlyTheirCheck(t *testing.T) {
 					}
 				}
 				next.ServeHTTP(w, r)
+			})
+		}},
+		{"mcp.endpoint", func(next http.Handler) http.Handler {
+			// The index lists an MCP endpoint that is not served.
+			return rewrite(next, func(r *http.Request, h http.Header, body []byte) []byte {
+				if r.URL.Path == protocol.WellKnownPath {
+					return bytes.Replace(body, []byte(`"mcp":"/mcp"`), []byte(`"mcp":"/nothing-here"`), 1)
+				}
+				return body
 			})
 		}},
 		{"headers.html-404-vary", func(next http.Handler) http.Handler {

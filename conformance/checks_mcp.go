@@ -1,0 +1,88 @@
+package conformance
+
+// The mcp.* checks: the MCP endpoint a site index lists.
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// checkMCPEndpoint connects to the MCP endpoint of the index (Streamable
+// HTTP), which initializes the session, and lists its tools: there must be
+// one for every action of the index, named after it (the action's name, or
+// it followed by a qualifier such as "_on_cart" when two routes share it).
+func checkMCPEndpoint(ctx context.Context, e *Env) Outcome {
+	if e.index == nil {
+		return skip("no site index")
+	}
+	if e.index.MCP == "" {
+		return skip("the index lists no MCP endpoint")
+	}
+	endpoint := e.abs(e.index.MCP)
+	if !e.sameSite(endpoint) {
+		return skip("the MCP endpoint %s is on another site", endpoint)
+	}
+	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	hc := &http.Client{Transport: headerTransport{token: e.bearer(), base: e.http.Transport}}
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "afford-check", Version: "0"}, nil).
+		Connect(ctx, &sdk.StreamableClientTransport{Endpoint: endpoint, HTTPClient: hc, MaxRetries: -1, DisableStandaloneSSE: true}, nil)
+	if err != nil {
+		return fail("%s: initialize failed: %v", endpoint, err)
+	}
+	defer cs.Close()
+	var names []string
+	for tl, err := range cs.Tools(ctx, nil) {
+		if err != nil {
+			return fail("%s: tools/list failed: %v", endpoint, err)
+		}
+		names = append(names, tl.Name)
+	}
+	var missing []string
+	actions := 0
+	for _, r := range e.index.Routes {
+		for _, a := range r.Actions {
+			actions++
+			if !hasTool(names, a.Name) {
+				missing = append(missing, r.Route+" "+a.Name)
+			}
+		}
+	}
+	if len(missing) > 0 {
+		return fail("%s lists no tool for %s", endpoint, strings.Join(missing, ", "))
+	}
+	return pass("%d tools for the %d actions of the index", len(names), actions)
+}
+
+// hasTool reports whether a tool is named after the action.
+func hasTool(names []string, action string) bool {
+	for _, n := range names {
+		if n == action || (strings.HasPrefix(n, action) && strings.ContainsRune("_.-", rune(n[len(action)]))) {
+			return true
+		}
+	}
+	return false
+}
+
+// headerTransport adds the checker's bearer token to MCP requests.
+type headerTransport struct {
+	token string
+	base  http.RoundTripper
+}
+
+func (t headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	base := t.base
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	if t.token != "" {
+		r = r.Clone(r.Context())
+		r.Header.Set("Authorization", t.token)
+		r.Header.Set("User-Agent", "afford-check/0")
+	}
+	return base.RoundTrip(r)
+}
