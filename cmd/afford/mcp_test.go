@@ -46,10 +46,10 @@ func toolCall(t *testing.T, cs *sdk.ClientSession, name string, args map[string]
 	}
 	code := "ok"
 	if res.IsError {
-		var pe protocol.Error
+		var d protocol.Delta
 		b, _ := json.Marshal(res.StructuredContent)
-		json.Unmarshal(b, &pe)
-		code = string(pe.Code)
+		json.Unmarshal(b, &d)
+		code = string(d.Error.Code)
 	}
 	return res, code
 }

@@ -173,8 +173,9 @@ func inputSchema(in json.RawMessage, pageArg, route string) json.RawMessage {
 	return b
 }
 
-// outputSchema describes the structured content of a successful call: the
-// delta, whose output follows the action's output schema.
+// outputSchema describes the structured content of a call's result: the
+// delta, whose output follows the action's output schema, or the failed
+// delta with its error.
 func outputSchema(out json.RawMessage) json.RawMessage {
 	output := json.RawMessage(`{}`)
 	if len(out) > 0 {
@@ -190,6 +191,8 @@ func outputSchema(out json.RawMessage) json.RawMessage {
 			"actionsRemoved": map[string]any{"type": "array", "items": map[string]any{"type": "string"}},
 			"redirect":       map[string]any{"type": "string"},
 			"message":        map[string]any{"type": "string"},
+			"error": map[string]any{"type": "object", "required": []string{"code", "message"}, "properties": map[string]any{
+				"code": map[string]any{"type": "string"}, "message": map[string]any{"type": "string"}, "issues": map[string]any{"type": "array"}}},
 		},
 		"required": []string{"ok"},
 	})
@@ -290,15 +293,18 @@ var (
 const Instructions = `This server is an Affordances site: every page has a graph (what it shows and what can be done there), read with readPage; siteIndex lists every route and its actions. Each other tool is an action. Actions whose route has parameters take the concrete page in the argument "page". Confirm actions ask the person for approval; a declined or unanswered approval runs nothing.`
 
 // ErrorResult is a tool result with isError: true whose structured content
-// is the protocol's error (code, message, issues), so that a model can
-// correct its call; the text repeats it.
+// is the failed delta, {"ok": false, "error": {code, message, issues}},
+// so that a model can correct its call; the text repeats it. A failed
+// delta rather than the bare error object, so that the structured content
+// of every result of a tool has one shape, its output schema (clients
+// validate error results against it too).
 func ErrorResult(pe protocol.Error) *sdk.CallToolResult {
 	var text strings.Builder
 	text.WriteString(string(pe.Code) + ": " + pe.Message)
 	for _, is := range pe.Issues {
 		text.WriteString("\n" + is.Path + ": " + is.Message)
 	}
-	return &sdk.CallToolResult{IsError: true, StructuredContent: pe, Content: []sdk.Content{&sdk.TextContent{Text: text.String()}}}
+	return &sdk.CallToolResult{IsError: true, StructuredContent: protocol.Delta{Error: &pe}, Content: []sdk.Content{&sdk.TextContent{Text: text.String()}}}
 }
 
 // DeltaResult is the result of a successful call: the delta as structured

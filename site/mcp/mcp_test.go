@@ -187,7 +187,7 @@ func errorCode(t *testing.T, res *sdk.CallToolResult) string {
 	if !res.IsError {
 		return "ok"
 	}
-	return string(structured[protocol.Error](t, res).Code)
+	return string(structured[protocol.Delta](t, res).Error.Code)
 }
 
 func TestTools_NamesArgumentsAndVisibility(t *testing.T) {
@@ -266,7 +266,7 @@ func TestCall_SuccessAndEveryErrorAsAnErrorResult(t *testing.T) {
 	}
 	// Every issue is there, with its path, for a model to correct itself.
 	res = call(t, cs, "addToCart_on_products_slug", map[string]any{"page": "/products/tee", "sku": "tee", "colour": "red"})
-	if pe := structured[protocol.Error](t, res); len(pe.Issues) != 2 {
+	if pe := structured[protocol.Delta](t, res).Error; len(pe.Issues) != 2 {
 		t.Errorf("issues %+v", pe.Issues)
 	}
 	// The guard.

@@ -52,10 +52,10 @@ func TestMCP_BuysATeeThroughTheStoresEndpoint(t *testing.T) {
 		if !res.IsError {
 			return res, "ok"
 		}
-		var pe protocol.Error
+		var d protocol.Delta
 		b, _ := json.Marshal(res.StructuredContent)
-		json.Unmarshal(b, &pe)
-		return res, string(pe.Code)
+		json.Unmarshal(b, &d)
+		return res, string(d.Error.Code)
 	}
 	if res, code := call("readPage", map[string]any{"page": "/products/heavyweight-tee"}); code != "ok" || !strings.Contains(res.Content[0].(*sdk.TextContent).Text, "Black M") {
 		t.Fatalf("readPage: %s", code)
