@@ -126,7 +126,12 @@ func mcpCompare(ctx context.Context, e *Env, smoke bool) ([]Row, error) {
 	if err != nil {
 		return nil, err
 	}
-	return append(rows, echo...), nil
+	rows = append(rows, echo...)
+	own, err := ourMCPCompare(ctx, e, smoke)
+	if err != nil {
+		return nil, err
+	}
+	return append(rows, own...), nil
 }
 
 // Echo is the input and output of the echo action and tool.

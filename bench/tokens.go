@@ -97,6 +97,14 @@ func tokens(ctx context.Context, e *Env, _ bool) ([]Row, error) {
 	}
 	texts["index"] = index
 
+	// The same through the store's own MCP endpoint.
+	e.resetCart(ctx)
+	ourTools, ourTask, ourCalls, err := ourMCPTexts(ctx, e, base)
+	if err != nil {
+		return nil, fmt.Errorf("the purchase through /mcp: %w", err)
+	}
+	texts["ours:tools"], texts["ours:task"] = ourTools, ourTask
+
 	// The same with Playwright MCP.
 	cmd := exec.CommandContext(ctx, "node", filepath.Join(dir, "playwright.mjs"), base)
 	var stderr bytes.Buffer
@@ -145,6 +153,16 @@ func tokens(ctx context.Context, e *Env, _ bool) ([]Row, error) {
 		Goal:     "≤ 4 requests, ≤ 0.10",
 		Met:      met(len(steps) <= 4 && float64(ta) <= 0.1*float64(tp)),
 		Note:     fmt.Sprintf("reading the site index first as well: +%d tokens, +1 request", n["index"])})
+	rows = append(rows, Row{Name: "tokens, tools/list: our /mcp vs Playwright MCP",
+		Ours: fmt.Sprintf("%d", n["ours:tools"]), Baseline: fmt.Sprintf("%d", n["tools"]),
+		Ratio: fmt.Sprintf("%.2f", float64(n["ours:tools"])/float64(n["tools"])),
+		Note:  "every action of the store as a tool, with its input schema, plus readPage and siteIndex"})
+	to := n["ours:task"] + n["ours:tools"]
+	rows = append(rows, Row{Name: "task: buy one black M heavyweight tee through our /mcp",
+		Ours:     fmt.Sprintf("%d tokens (tool list %d), %d tool calls", to, n["ours:tools"], ourCalls),
+		Baseline: fmt.Sprintf("%d tokens, %d tool calls", tp, len(pw.Task)),
+		Ratio:    fmt.Sprintf("%.3f", float64(to)/float64(tp)),
+		Note:     "readPage, addToCart, placeOrder (approved through elicitation)"})
 	return rows, nil
 }
 
