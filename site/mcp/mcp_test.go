@@ -60,7 +60,9 @@ func (orderInput) Summary(r *site.Request, st *site.State) string {
 	return "Place an order for 2 items."
 }
 
-func newTestShop(t *testing.T) *testShop {
+func newTestShop(t *testing.T) *testShop { return newTestShopWith(t, false) }
+
+func newTestShopWith(t *testing.T, stateless bool) *testShop {
 	ts := &testShop{stock: 3}
 	audit := &lockedBuffer{}
 	ts.audit = &audit.Buffer
@@ -129,7 +131,7 @@ func newTestShop(t *testing.T) *testShop {
 		func(r *site.Request, in struct{}) (site.Done, error) { return site.Done{}, nil })
 	site.Handle(cart, site.Action{Name: "fail", Description: "Fails", Expose: protocol.ExposePublic},
 		func(r *site.Request, in struct{}) (site.Done, error) { return site.Done{}, errors.New("disk on fire") })
-	mcp.Mount(s, "/mcp", &mcp.Options{Logger: slog.New(slog.DiscardHandler), ConfirmTTL: time.Minute})
+	mcp.Mount(s, "/mcp", &mcp.Options{Logger: slog.New(slog.DiscardHandler), ConfirmTTL: time.Minute, Stateless: stateless})
 	srv := httptest.NewServer(s)
 	t.Cleanup(srv.Close)
 	ts.url = srv.URL
@@ -393,5 +395,23 @@ func TestConfirm_AForgedApprovalIsRefused(t *testing.T) {
 	}
 	if ts.orders != 0 {
 		t.Fatal("an order ran on a forged approval")
+	}
+}
+
+// Without sessions, calls work, and a confirm action is still approved by
+// the person: the client of the current protocol answers the elicitation
+// in a second round, with the signed state.
+func TestStateless_CallsAndConfirmation(t *testing.T) {
+	ts := newTestShopWith(t, true)
+	asked := 0
+	cs := connect(t, ts, &sdk.ClientOptions{ElicitationHandler: func(context.Context, *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+		asked++
+		return &sdk.ElicitResult{Action: "accept"}, nil
+	}}, "Authorization", "Bearer good")
+	if got := errorCode(t, call(t, cs, "addToCart_on_cart", map[string]any{"sku": "TEE"})); got != "ok" {
+		t.Fatalf("addToCart: %s", got)
+	}
+	if got := errorCode(t, call(t, cs, "placeOrder", map[string]any{})); got != "ok" || ts.orders != 1 || asked != 1 {
+		t.Fatalf("placeOrder: %s, %d orders, asked %d times", got, ts.orders, asked)
 	}
 }
