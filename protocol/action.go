@@ -23,6 +23,12 @@ type ActionSummary struct {
 	Effects []string `json:"effects,omitempty"`
 	// ReadOnly marks an action that changes nothing.
 	ReadOnly bool `json:"readOnly,omitempty"`
+	// Approval marks a confirm action that runs only once the person
+	// approved it on the site itself: the call answers confirm_required
+	// with an approvalUrl until the person approved that exact call there.
+	// An extension of this implementation to v0; clients that ignore it
+	// see a confirm action that keeps answering confirm_required.
+	Approval bool `json:"approval,omitempty"`
 }
 
 // MarshalJSON writes the summary with an input schema even when none was

@@ -12,4 +12,8 @@ type Call struct {
 	// Confirm is set by an agent only after a person approved the summary
 	// of a confirm action. Servers ignore it on other actions.
 	Confirm bool `json:"confirm,omitempty"`
+	// Approval is the id of the approval the person gave on the site, for
+	// an action with approval (see ActionSummary.Approval). An extension
+	// of this implementation; servers that do not know it ignore it.
+	Approval string `json:"approval,omitempty"`
 }

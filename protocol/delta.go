@@ -23,6 +23,11 @@ type Delta struct {
 	Message string `json:"message,omitempty"`
 	// Error says why the call failed, when OK is false.
 	Error *Error `json:"error,omitempty"`
+	// ApprovalURL is, on a confirm_required answer of an action with
+	// approval, the page where the person approves this exact call, signed
+	// in on the site; the agent repeats the call with confirm and the
+	// approval's id once they did. An extension of this implementation.
+	ApprovalURL string `json:"approvalUrl,omitempty"`
 }
 
 // Error is the error object of a failed [Delta].

@@ -64,6 +64,8 @@ export interface ActionSummary {
   effects?: string[];
   /** ReadOnly marks an action that changes nothing. */
   readOnly?: boolean;
+  /** Approval marks a confirm action that runs only once the person approved it on the site itself: the call answers confirm_required with an approvalUrl until the person approved that exact call there. An extension of this implementation to v0; clients that ignore it see a confirm action that keeps answering confirm_required. */
+  approval?: boolean;
 }
 
 /** ActionDescriptor is an action as a graph lists it: the summary plus whether this requester can call it right now, and if not, why. */
@@ -82,6 +84,8 @@ export interface Call {
   input?: unknown;
   /** Confirm is set by an agent only after a person approved the summary of a confirm action. Servers ignore it on other actions. */
   confirm?: boolean;
+  /** Approval is the id of the approval the person gave on the site, for an action with approval (see ActionSummary.Approval). An extension of this implementation; servers that do not know it ignore it. */
+  approval?: string;
 }
 
 /** Delta is the answer to a call, and the shape of every error a server sends to an agent. A successful call reports what changed on the page; a failed one carries an Error and changes nothing. */
@@ -102,6 +106,8 @@ export interface Delta {
   message?: string;
   /** Error says why the call failed, when OK is false. */
   error?: DeltaError;
+  /** ApprovalURL is, on a confirm_required answer of an action with approval, the page where the person approves this exact call, signed in on the site; the agent repeats the call with confirm and the approval's id once they did. An extension of this implementation. */
+  approvalUrl?: string;
 }
 
 /** Error is the error object of a failed Delta. */

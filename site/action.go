@@ -47,6 +47,11 @@ type Action struct {
 	Output json.RawMessage
 	// Limit overrides the site's default rate limit for this action.
 	Limit *ratelimit.Limit
+	// RequireApproval makes a confirm action run for an agent only after
+	// the person approved the exact call on the site (see [Approval]);
+	// Options.RequireApproval does it for every confirm action. A person's
+	// own form post keeps its one-step confirmation page.
+	RequireApproval bool
 }
 
 // Guard is an action's precondition, evaluated on the page's state for
@@ -167,6 +172,8 @@ func newAction(p *Page, a Action, in, out reflect.Type) (*action, error) {
 		return nil, fmt.Errorf("name must be 1-64 letters, digits, '_', '-' or '.', starting with a letter")
 	case p.byName[a.Name] != nil:
 		return nil, fmt.Errorf("a second action of that name on the route")
+	case a.RequireApproval && a.Expose != protocol.ExposeConfirm:
+		return nil, fmt.Errorf("RequireApproval is for confirm actions; expose is %q", a.Expose)
 	case a.Expose.NeedsSession() && p.site.opts.Auth == nil:
 		return nil, fmt.Errorf("expose %q needs a signed-in caller, but the site has no Options.Auth, so no call could ever run it", a.Expose)
 	}
@@ -179,6 +186,7 @@ func newAction(p *Page, a Action, in, out reflect.Type) (*action, error) {
 	act.summary = protocol.ActionSummary{
 		Name: a.Name, Description: a.Description, Expose: a.Expose,
 		Guard: a.Guard.Text, Effects: a.Effects, ReadOnly: a.ReadOnly,
+		Approval: a.Expose == protocol.ExposeConfirm && (a.RequireApproval || p.site.opts.RequireApproval),
 	}
 
 	var err error

@@ -54,6 +54,13 @@ func (c *call) parseCall(body []byte) *Error {
 		c.inputRaw = raw
 		c.inputValue = obj.Values["input"]
 	}
+	if v, present := obj.Values["approval"]; present {
+		id, isString := v.(string)
+		if !isString {
+			c.confirmBadTyp = true
+		}
+		c.approvalID = approvalIDOf(id)
+	}
 	// confirm is optional, but when present it must be a boolean: null or
 	// any other value is invalid input.
 	if v, present := obj.Values["confirm"]; present {

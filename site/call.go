@@ -30,8 +30,9 @@ type call struct {
 	started   time.Time
 	caller    Caller // who made the call, before an action changed r.Caller
 
-	name    string // the action's name, as the call gave it
-	confirm bool   // confirm: true was sent
+	name       string // the action's name, as the call gave it
+	confirm    bool   // confirm: true was sent
+	approvalID string // the approval the call brings, for an action with approval
 
 	// What the transport decoded, for the validation step.
 	inputRaw      []byte              // the JSON of the input (agents)
@@ -256,12 +257,19 @@ func (c *call) inputGuard(st *State) (ok bool, reason string) {
 // stops here with a summary for the person who must approve it. Nothing
 // has run.
 func (c *call) requireConfirmation() *Error {
-	if c.act.meta.Expose != protocol.ExposeConfirm || c.confirm {
+	if c.act.meta.Expose != protocol.ExposeConfirm {
+		return nil
+	}
+	needsApproval := c.act.summary.Approval && c.transport != transportForm
+	if c.confirm && !needsApproval {
 		return nil
 	}
 	text := c.summary()
 	if e := c.page.checkFault(c.r, c.before); e != nil {
 		return e
+	}
+	if needsApproval {
+		return c.checkApproval(text)
 	}
 	return newError(protocol.CodeConfirmRequired, text)
 }

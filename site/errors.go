@@ -34,9 +34,14 @@ type Error struct {
 	message    string
 	issues     []protocol.Issue
 	status     int  // set only where the code's usual status does not fit
-	retryAfter int  // seconds, for rate_limited
-	badToken   bool // a rejected bearer token, answered with WWW-Authenticate
+	retryAfter  int    // seconds, for rate_limited
+	badToken    bool   // a rejected bearer token, answered with WWW-Authenticate
+	approvalURL string // the approval page, for confirm_required of an action with approval
 }
+
+// ApprovalURL returns, for a confirm_required of an action with approval,
+// the page where the person approves the call.
+func (e *Error) ApprovalURL() string { return e.approvalURL }
 
 // Error returns the message, prefixed with the code.
 func (e *Error) Error() string { return string(e.code) + ": " + e.message }
@@ -67,7 +72,9 @@ func (e *Error) protocolError() *protocol.Error {
 }
 
 // delta returns the delta that answers the failure.
-func (e *Error) delta() protocol.Delta { return protocol.Delta{Error: e.protocolError()} }
+func (e *Error) delta() protocol.Delta {
+	return protocol.Delta{Error: e.protocolError(), ApprovalURL: e.approvalURL}
+}
 
 // setHeaders sets the headers the failure needs: Retry-After on a
 // rate-limited answer, WWW-Authenticate on a rejected bearer token.

@@ -28,6 +28,11 @@ type Caller struct {
 	// User is the application's own value for the caller, for loaders,
 	// guards and handlers to use.
 	User any
+	// Account identifies the person the caller acts for, the same across
+	// their sessions and tokens (a user id, opaque). An approval asked by
+	// an agent with a token is given by the person signed in with a
+	// session: both must report the same Account. Empty: ID stands in.
+	Account string
 }
 
 // Authenticator reports who made a request. The site calls it once per
@@ -81,6 +86,14 @@ func BearerToken(r *http.Request) (token string, ok bool) {
 		return "", false
 	}
 	return strings.TrimSpace(h[7:]), true
+}
+
+// account is the caller's account for approvals.
+func (c Caller) account() string {
+	if c.Account != "" {
+		return c.Account
+	}
+	return c.ID
 }
 
 // Request is what loaders, guards, visibility predicates and actions get:

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/affordances-go/affordances/protocol"
 	"github.com/affordances-go/affordances/site/ratelimit"
@@ -68,6 +69,25 @@ type Options struct {
 	// posted from a form runs, from a [ConfirmData]. Default: a plain
 	// built-in page.
 	ConfirmView *template.Template
+
+	// RequireApproval makes every confirm action need the person's
+	// approval on the site (see [Approval]); Action.RequireApproval does
+	// it for one action.
+	RequireApproval bool
+	// Approvals keeps approvals. Default: in memory, for one instance.
+	Approvals ApprovalStore
+	// ApprovalTTL is how long an approval can be given and used. Default:
+	// 10 minutes.
+	ApprovalTTL time.Duration
+	// ApprovalPath is where approval pages are served: ApprovalPath + id.
+	// Default: /approvals/.
+	ApprovalPath string
+	// SignInURL is where the approval page sends a person who is not
+	// signed in. Default: none; the page asks them to sign in.
+	SignInURL string
+	// ApprovalView renders the approval page from an [ApprovalData].
+	// Default: a plain built-in page.
+	ApprovalView *template.Template
 }
 
 // Site is an Affordances site: an http.Handler serving pages to browsers
@@ -140,6 +160,21 @@ func withDefaults(o Options) Options {
 	}
 	if o.ConfirmView == nil {
 		o.ConfirmView = defaultConfirmView
+	}
+	if o.Approvals == nil {
+		o.Approvals = NewMemoryApprovals()
+	}
+	if o.ApprovalTTL <= 0 {
+		o.ApprovalTTL = 10 * time.Minute
+	}
+	if o.ApprovalPath == "" {
+		o.ApprovalPath = "/approvals/"
+	}
+	if !strings.HasSuffix(o.ApprovalPath, "/") {
+		o.ApprovalPath += "/"
+	}
+	if o.ApprovalView == nil {
+		o.ApprovalView = defaultApprovalView
 	}
 	return o
 }
@@ -232,6 +267,9 @@ func (h *handler) build() {
 		}
 	}
 	mux.HandleFunc(protocol.WellKnownPath, s.serveIndex)
+	if s.needsApprovals() {
+		mux.HandleFunc(s.opts.ApprovalPath+"{id}", s.serveApproval)
+	}
 	for _, m := range s.mounts {
 		mux.Handle(m.pattern, m.h)
 	}

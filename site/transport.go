@@ -29,6 +29,9 @@ type Call struct {
 	Confirm bool
 	// Transport names the transport in the audit log, such as "mcp".
 	Transport string
+	// Approval is the id of the person's approval, for an action with
+	// approval.
+	Approval string
 }
 
 // CallResult is the answer to a successful call.
@@ -54,10 +57,11 @@ func (s *Site) Execute(hr *http.Request, c Call) (CallResult, error) {
 		transport = "other"
 	}
 	body, err := json.Marshal(struct {
-		Action  string          `json:"action"`
-		Input   json.RawMessage `json:"input,omitempty"`
-		Confirm bool            `json:"confirm,omitempty"`
-	}{c.Action, c.Input, c.Confirm})
+		Action   string          `json:"action"`
+		Input    json.RawMessage `json:"input,omitempty"`
+		Confirm  bool            `json:"confirm,omitempty"`
+		Approval string          `json:"approval,omitempty"`
+	}{c.Action, c.Input, c.Confirm, c.Approval})
 	if err != nil {
 		return CallResult{}, newError(protocol.CodeInvalidInput, "the input is not JSON")
 	}
