@@ -30,10 +30,10 @@ import (
 //
 // A handler that returns an Error must not have changed anything.
 type Error struct {
-	code       protocol.ErrorCode
-	message    string
-	issues     []protocol.Issue
-	status     int  // set only where the code's usual status does not fit
+	code        protocol.ErrorCode
+	message     string
+	issues      []protocol.Issue
+	status      int    // set only where the code's usual status does not fit
 	retryAfter  int    // seconds, for rate_limited
 	badToken    bool   // a rejected bearer token, answered with WWW-Authenticate
 	approvalURL string // the approval page, for confirm_required of an action with approval
