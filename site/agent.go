@@ -57,7 +57,7 @@ func (c *call) parseCall(body []byte) *Error {
 	if v, present := obj.Values["approval"]; present {
 		id, isString := v.(string)
 		if !isString {
-			c.confirmBadTyp = true
+			c.badField = "approval must be a string: the id of the person's approval"
 		}
 		c.approvalID = approvalIDOf(id)
 	}
@@ -66,7 +66,9 @@ func (c *call) parseCall(body []byte) *Error {
 	if v, present := obj.Values["confirm"]; present {
 		b, isBool := v.(bool)
 		c.confirm = b
-		c.confirmBadTyp = !isBool
+		if !isBool {
+			c.badField = "confirm must be true or false"
+		}
 	}
 	return nil
 }

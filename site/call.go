@@ -38,7 +38,7 @@ type call struct {
 	inputRaw      []byte              // the JSON of the input (agents)
 	inputValue    any                 // the parsed input (agents), or nil when omitted
 	form          map[string][]string // the posted form values (forms)
-	confirmBadTyp bool                // confirm was present but not a boolean
+	badField      string              // a call field of the wrong type: the message
 
 	act    *action
 	in     any    // the decoded, validated input
@@ -187,8 +187,8 @@ func (c *call) callerKey() string {
 // decode it into the handler's type. Every issue is reported, not the
 // first one.
 func (c *call) validate() *Error {
-	if c.confirmBadTyp {
-		return newError(protocol.CodeInvalidInput, "confirm must be true or false")
+	if c.badField != "" {
+		return newError(protocol.CodeInvalidInput, c.badField)
 	}
 	var issues []protocol.Issue
 	if c.form != nil {

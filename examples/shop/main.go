@@ -25,14 +25,15 @@ import (
 func main() {
 	addr := flag.String("addr", "127.0.0.1:8080", "address to listen on, HOST:PORT")
 	dbPath := flag.String("db", "shop.db", "path of the SQLite database; created and seeded when missing")
+	approvals := flag.Bool("approvals", true, "placeOrder and cancelOrder need the person's approval on the site; false: plain v0 confirmation everywhere")
 	flag.Parse()
-	if err := run(*addr, *dbPath); err != nil {
+	if err := run(*addr, *dbPath, *approvals); err != nil {
 		fmt.Fprintln(os.Stderr, "shop:", err)
 		os.Exit(1)
 	}
 }
 
-func run(addr, dbPath string) error {
+func run(addr, dbPath string, approvals bool) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
@@ -57,7 +58,7 @@ func run(addr, dbPath string) error {
 	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	srv := &http.Server{
 		Addr:              addr,
-		Handler:           shop.New(store, shop.Options{Logger: logger}),
+		Handler:           shop.New(store, shop.Options{Logger: logger, NoApprovals: !approvals}),
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       15 * time.Second,
 		WriteTimeout:      30 * time.Second,

@@ -16,7 +16,7 @@ import (
 // stock. Exactly 8 units are sold, the stock never goes below zero, and no
 // answer is a server error.
 func TestHostile_64BuyersRaceForEight(t *testing.T) {
-	s := shoptest.Start(t)
+	s := shoptest.Start(t) // plain v0 confirmation: 64 buyers, no one to approve
 	const sku, buyers = "TEE-WHI-S", 64
 	if got := s.Stock(t, sku); got != 8 {
 		t.Fatalf("the seed has %d of %s, want 8", got, sku)

@@ -42,7 +42,14 @@ func TestHostile_ConfirmationBypass(t *testing.T) {
 		{name: "PATCH of a confirmed call", as: "a-token", method: "PATCH", path: "/checkout", body: `{"action":"placeOrder","confirm":true}`, status: 405},
 		{name: "method override header", as: "a-token", method: "GET", path: "/checkout", header: []string{"X-HTTP-Method-Override", "POST"}, status: 200},
 		{name: "confirm: true on a non-confirm action is ignored", as: "a-token", path: "/products/heavyweight-tee", body: `{"action":"addToCart","input":{"sku":"TEE-WHI-L"},"confirm":true}`, status: 200, code: "ok", mayChange: true},
-		{name: "placeOrder with confirm true runs", as: "a-token", path: "/checkout", body: `{"action":"placeOrder","confirm":true}`, status: 200, code: "ok", mayChange: true},
+		{name: "confirm: true alone, where the person's approval is needed", as: "a-token", path: "/checkout", body: `{"action":"placeOrder","confirm":true}`, status: 428, code: "confirm_required"},
+		{name: "a made-up approval", as: "a-token", path: "/checkout", body: `{"action":"placeOrder","confirm":true,"approval":"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"}`, status: 428, code: "confirm_required"},
+		{name: "an approval that is a number", as: "a-token", path: "/checkout", body: `{"action":"placeOrder","confirm":true,"approval":1}`, status: 400, code: "invalid_input"},
+		{name: "an approval in the input", as: "a-token", path: "/checkout", body: `{"action":"placeOrder","confirm":true,"input":{"approval":"x"}}`, status: 400, code: "invalid_input"},
+		{name: "an approval in the query", as: "a-token", path: "/checkout?approval=x", body: `{"action":"placeOrder","confirm":true}`, status: 428, code: "confirm_required"},
+		{name: "cancelOrder with confirm: true alone", as: "a-token", path: order, body: `{"action":"cancelOrder","confirm":true}`, status: 428, code: "confirm_required"},
+		{name: "an agent approves on the approval page with its token", as: "a-token", path: "/approvals/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", ctype: "form", body: "_decision=approve", status: 404},
+		{name: "revokeToken (plain confirmation) with confirm: true runs", as: "a-token", path: "/account", body: `{"action":"revokeToken","input":{"id":` + itoa(e.tokenA) + `},"confirm":true}`, status: 200, code: "ok", mayChange: true},
 	}
 	counts["confirmation bypass"] = e.run(rows)
 }

@@ -16,7 +16,7 @@ func TestHostile_CrossUser(t *testing.T) {
 	order := e.orderA
 	id := strings.TrimPrefix(order, "/orders/")
 	missing := "/orders/999999"
-	revoke := `{"action":"revokeToken","input":{"id":` + itoa(e.tokenA) + `}}`
+	revoke := `{"action":"revokeToken","input":{"id":` + itoa(e.tokenA) + `},"confirm":true}`
 	rows := []row{
 		{name: "B's agent reads A's order", as: "b-token", method: "GET", path: order, header: []string{"Accept", protocol.MediaType}, status: 404, code: "not_found"},
 		{name: "B's agent reads A's order by the alias", as: "b-token", method: "GET", path: order + "?affordances=1", status: 404, code: "not_found"},
@@ -28,7 +28,7 @@ func TestHostile_CrossUser(t *testing.T) {
 		{name: "B cancels A's order by a form", as: "b", path: order, ctype: "form", body: "_action=cancelOrder&_confirm=true", status: 404},
 		{name: "B cancels A's order with a padded id", as: "b-token", path: "/orders/0" + id, body: `{"action":"cancelOrder","confirm":true}`, status: 404, code: "not_found"},
 		{name: "B revokes A's token", as: "b-token", path: "/account", body: revoke, status: 404, code: "not_found"},
-		{name: "B revokes A's token by a form", as: "b", path: "/account", ctype: "form", body: "_action=revokeToken&id=" + itoa(e.tokenA), status: 404},
+		{name: "B revokes A's token by a form", as: "b", path: "/account", ctype: "form", body: "_action=revokeToken&_confirm=true&id=" + itoa(e.tokenA), status: 404},
 		{name: "B removes a line only A has", as: "b-token", path: "/cart", body: `{"action":"removeFromCart","input":{"sku":"BEAN-CHA-ONESIZE"}}`, status: 409, code: "unavailable"},
 		{name: "B sets the quantity of A's line", as: "b-token", path: "/cart", body: `{"action":"setQuantity","input":{"sku":"BEAN-CHA-ONESIZE","qty":5}}`, status: 409, code: "unavailable"},
 		{name: "an order that does not exist", as: "b-token", method: "GET", path: missing, header: []string{"Accept", protocol.MediaType}, status: 404, code: "not_found"},

@@ -30,8 +30,9 @@ type App struct {
 	store    *Store
 	site     *site.Site
 	handler  http.Handler
-	failures *failures // failed sign-ins per account
-	log      *slog.Logger
+	failures  *failures // failed sign-ins per account
+	log       *slog.Logger
+	approvals bool // placeOrder and cancelOrder need the person's approval on the site
 }
 
 // Options configure the shop.
@@ -44,11 +45,16 @@ type Options struct {
 	// DefaultLimit overrides the site's default rate limit per caller and
 	// action (benchmarks raise it).
 	DefaultLimit ratelimit.Limit
+	// NoApprovals starts the shop with plain v0 confirmation everywhere:
+	// placeOrder and cancelOrder then run for an agent on confirm: true,
+	// without the person's approval on the site (for tools and benchmarks
+	// that exercise v0 alone).
+	NoApprovals bool
 }
 
 // New builds the shop over a store.
 func New(store *Store, opts Options) *App {
-	a := &App{store: store, failures: newFailures(store.now), log: opts.Logger}
+	a := &App{store: store, failures: newFailures(store.now), log: opts.Logger, approvals: !opts.NoApprovals}
 	if a.log == nil {
 		a.log = slog.Default()
 	}
@@ -61,6 +67,8 @@ func New(store *Store, opts Options) *App {
 		DefaultLimit: opts.DefaultLimit,
 		NotFound:     http.HandlerFunc(a.notFound),
 		ConfirmView:  template.Must(template.New("confirm.html").ParseFS(templateFS, "templates/confirm.html")),
+		Approvals:    store.Approvals(),
+		SignInURL:    "/login",
 	})
 	a.register()
 	// Agents in MCP hosts reach the same actions at /mcp.

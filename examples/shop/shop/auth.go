@@ -50,7 +50,7 @@ func (a *App) authenticate(r *http.Request) (site.Caller, error) {
 		if err != nil {
 			return site.Caller{}, err
 		}
-		return site.Caller{ID: "tok:" + itoa(id), Mode: protocol.AuthBearer, SignedIn: true, User: &shopper{User: u}}, nil
+		return site.Caller{ID: "tok:" + itoa(id), Account: "user:" + itoa(u.ID), Mode: protocol.AuthBearer, SignedIn: true, User: &shopper{User: u}}, nil
 	}
 	sh := &shopper{}
 	cookie := false
@@ -74,7 +74,7 @@ func (a *App) authenticate(r *http.Request) (site.Caller, error) {
 		switch {
 		case err == nil:
 			sh.User, sh.Session = u, c.Value
-			return site.Caller{ID: "sess:" + hashSecret(c.Value)[:16], Mode: protocol.AuthCookie, SignedIn: true, User: sh}, nil
+			return site.Caller{ID: "sess:" + hashSecret(c.Value)[:16], Account: "user:" + itoa(u.ID), Mode: protocol.AuthCookie, SignedIn: true, User: sh}, nil
 		case !errors.Is(err, ErrNotFound):
 			return site.Caller{}, err
 		}

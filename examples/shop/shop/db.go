@@ -86,6 +86,16 @@ CREATE TABLE IF NOT EXISTS orders (
 	currency   TEXT NOT NULL,
 	created_at INTEGER NOT NULL
 );
+CREATE TABLE IF NOT EXISTS approvals (
+	id         TEXT PRIMARY KEY,
+	account    TEXT NOT NULL,
+	page       TEXT NOT NULL,
+	action     TEXT NOT NULL,
+	input      TEXT NOT NULL,
+	summary    TEXT NOT NULL,
+	state      TEXT NOT NULL,
+	expires_at INTEGER NOT NULL
+);
 CREATE TABLE IF NOT EXISTS order_items (
 	order_id INTEGER NOT NULL REFERENCES orders(id) ON DELETE CASCADE,
 	sku      TEXT NOT NULL,

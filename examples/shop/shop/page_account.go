@@ -86,7 +86,7 @@ func (a *App) startSession(r *site.Request, u *User) error {
 	if sh.GuestHash != "" {
 		r.SetCookie(&http.Cookie{Name: guestCookie, Value: "", Path: "/", MaxAge: -1})
 	}
-	r.Caller = site.Caller{ID: "sess:" + hashSecret(sess)[:16], Mode: protocol.AuthCookie, SignedIn: true,
+	r.Caller = site.Caller{ID: "sess:" + hashSecret(sess)[:16], Account: "user:" + itoa(u.ID), Mode: protocol.AuthCookie, SignedIn: true,
 		User: &shopper{User: u, Session: sess}}
 	return nil
 }
@@ -104,6 +104,19 @@ type NewToken struct {
 // RevokeToken is the input of revokeToken.
 type RevokeToken struct {
 	ID int64 `json:"id" description:"the id of the token to revoke" minimum:"1"`
+}
+
+// Summary says what revoking the token means, for the person confirming.
+// revokeToken keeps the plain confirmation of v0 (confirm: true after the
+// client asked the person), beside the actions that need the person's
+// approval on the site.
+func (in RevokeToken) Summary(r *site.Request, st *site.State) string {
+	for _, t := range tokensKey.Get(st) {
+		if t.ID == in.ID {
+			return fmt.Sprintf("Revoke the token %q? Agents that use it stop working at once.", t.Label)
+		}
+	}
+	return fmt.Sprintf("Revoke token %d? Agents that use it stop working at once.", in.ID)
 }
 
 func (a *App) accountPage() {
@@ -131,7 +144,7 @@ func (a *App) accountPage() {
 		})
 	site.Handle(p, site.Action{Name: "createToken", Description: "Create an API token for agents; it is shown only once",
 		Expose: protocol.ExposeSession, Effects: []string{"tokens"}}, a.createToken)
-	site.Handle(p, site.Action{Name: "revokeToken", Description: "Revoke an API token", Expose: protocol.ExposeSession, Effects: []string{"tokens"}},
+	site.Handle(p, site.Action{Name: "revokeToken", Description: "Revoke an API token", Expose: protocol.ExposeConfirm, Effects: []string{"tokens"}},
 		func(r *site.Request, in RevokeToken) (site.Done, error) {
 			err := a.store.RevokeToken(r.Context(), shopperOf(r).User.ID, in.ID)
 			if errors.Is(err, ErrNotFound) {

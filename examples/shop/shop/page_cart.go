@@ -114,7 +114,7 @@ func (a *App) checkoutPage() {
 	})
 	site.Handle(p, site.Action{
 		Name: "placeOrder", Description: "Order everything in the cart and pay on delivery",
-		Expose: protocol.ExposeConfirm, Effects: []string{"cart"}, Guard: cartNotEmpty,
+		Expose: protocol.ExposeConfirm, Effects: []string{"cart"}, Guard: cartNotEmpty, RequireApproval: a.approvals,
 	}, func(r *site.Request, in PlaceOrder) (site.Result[OrderPlaced], error) {
 		sh := shopperOf(r)
 		c, err := a.store.Cart(r.Context(), sh.owner())

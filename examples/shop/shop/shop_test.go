@@ -274,7 +274,7 @@ func TestTokens_CreateShowOnceRevoke(t *testing.T) {
 			id = tk.ID
 		}
 	}
-	code, d := agent.call("/account", "revokeToken", map[string]any{"id": id}, false)
+	code, d := agent.call("/account", "revokeToken", map[string]any{"id": id}, true)
 	if code != 200 {
 		t.Fatalf("revoke: %d %+v", code, d)
 	}
@@ -431,7 +431,7 @@ func TestForms_ExtraFieldsAreIgnored(t *testing.T) {
 func TestRevokeToken_OfAMissingTokenIsNotFound(t *testing.T) {
 	ts := newTestShop(t)
 	agent := ts.client(t, ts.token)
-	code, d := agent.call("/account", "revokeToken", map[string]any{"id": 987654}, false)
+	code, d := agent.call("/account", "revokeToken", map[string]any{"id": 987654}, true)
 	if code != 404 || d.Error == nil || d.Error.Code != protocol.CodeNotFound || !strings.Contains(d.Error.Message, "987654") {
 		t.Fatalf("revoke a missing token: %d %+v", code, d.Error)
 	}

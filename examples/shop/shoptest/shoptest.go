@@ -26,12 +26,15 @@ type Shop struct {
 	App *shop.App
 }
 
-// Start starts the store for the test; it stops when the test ends.
-func Start(t testing.TB) *Shop { t.Helper(); return StartWith(t, shop.Options{}) }
+// Start starts the store for the test, with plain v0 confirmation (no
+// approvals on the site), for the tests of v0 clients, the checker and
+// the benchmarks; it stops when the test ends.
+func Start(t testing.TB) *Shop { t.Helper(); return StartWith(t, shop.Options{NoApprovals: true}) }
 
 // StartWith starts the store with options, such as a higher rate limit
-// for tests that send many calls as one caller. A nil Logger logs
-// warnings and errors to stderr.
+// for tests that send many calls as one caller; the zero Options are the
+// store as go run ./examples/shop starts it, with approvals. A nil Logger
+// logs warnings and errors to stderr.
 func StartWith(t testing.TB, opts shop.Options) *Shop {
 	t.Helper()
 	ctx := context.Background()

@@ -1,0 +1,78 @@
+package shop
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/affordances-go/affordances/site"
+)
+
+// Approvals keeps the approvals people give on the shop (see
+// site.ApprovalStore) in the shop's database, so that any instance of the
+// shop can check an approval another one issued.
+type Approvals struct{ s *Store }
+
+// Approvals returns the store's approvals.
+func (s *Store) Approvals() *Approvals { return &Approvals{s} }
+
+// Create implements site.ApprovalStore.
+func (a *Approvals) Create(ctx context.Context, ap site.Approval) error {
+	_, err := a.s.db.ExecContext(ctx, `INSERT INTO approvals (id, account, page, action, input, summary, state, expires_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, ap.ID, ap.Account, ap.Page, ap.Action, ap.Input, ap.Summary, string(ap.State), ap.Expires.UnixMilli())
+	if err != nil {
+		return fmt.Errorf("storing an approval: %w", err)
+	}
+	// Forget approvals a day past their expiry.
+	_, err = a.s.db.ExecContext(ctx, `DELETE FROM approvals WHERE expires_at < ?`, a.s.now().Add(-24*time.Hour).UnixMilli())
+	return err
+}
+
+// Get implements site.ApprovalStore.
+func (a *Approvals) Get(ctx context.Context, id string) (site.Approval, error) {
+	var ap site.Approval
+	var state string
+	var expires int64
+	err := a.s.db.QueryRowContext(ctx, `SELECT id, account, page, action, input, summary, state, expires_at FROM approvals WHERE id = ?`, id).
+		Scan(&ap.ID, &ap.Account, &ap.Page, &ap.Action, &ap.Input, &ap.Summary, &state, &expires)
+	if errors.Is(err, sql.ErrNoRows) {
+		return site.Approval{}, site.ErrNoApproval
+	}
+	if err != nil {
+		return site.Approval{}, fmt.Errorf("reading an approval: %w", err)
+	}
+	ap.State, ap.Expires = site.ApprovalState(state), time.UnixMilli(expires)
+	return ap, nil
+}
+
+// Decide implements site.ApprovalStore.
+func (a *Approvals) Decide(ctx context.Context, id string, approve bool) error {
+	to := site.ApprovalDeclined
+	if approve {
+		to = site.ApprovalApproved
+	}
+	return a.move(ctx, id, site.ApprovalPending, to)
+}
+
+// Use implements site.ApprovalStore.
+func (a *Approvals) Use(ctx context.Context, id string) error {
+	return a.move(ctx, id, site.ApprovalApproved, site.ApprovalUsed)
+}
+
+// move changes an approval's state in one conditional UPDATE, so that two
+// requests cannot both use it.
+func (a *Approvals) move(ctx context.Context, id string, from, to site.ApprovalState) error {
+	res, err := a.s.db.ExecContext(ctx, `UPDATE approvals SET state = ? WHERE id = ? AND state = ?`, string(to), id, string(from))
+	if err != nil {
+		return fmt.Errorf("changing an approval: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		if _, err := a.Get(ctx, id); err != nil {
+			return err
+		}
+		return site.ErrApprovalDecided
+	}
+	return nil
+}
