@@ -35,10 +35,10 @@ type call struct {
 	approvalID string // the approval the call brings, for an action with approval
 
 	// What the transport decoded, for the validation step.
-	inputRaw      []byte              // the JSON of the input (agents)
-	inputValue    any                 // the parsed input (agents), or nil when omitted
-	form          map[string][]string // the posted form values (forms)
-	badField      string              // a call field of the wrong type: the message
+	inputRaw   []byte              // the JSON of the input (agents)
+	inputValue any                 // the parsed input (agents), or nil when omitted
+	form       map[string][]string // the posted form values (forms)
+	badField   string              // a call field of the wrong type: the message
 
 	act    *action
 	in     any    // the decoded, validated input

@@ -27,9 +27,9 @@ var staticFS embed.FS
 
 // App is the shop's HTTP side.
 type App struct {
-	store    *Store
-	site     *site.Site
-	handler  http.Handler
+	store     *Store
+	site      *site.Site
+	handler   http.Handler
 	failures  *failures // failed sign-ins per account
 	log       *slog.Logger
 	approvals bool // placeOrder and cancelOrder need the person's approval on the site
