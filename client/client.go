@@ -70,6 +70,17 @@ type Options struct {
 	Retries int
 	// MaxRetryWait bounds one wait before a retry. Default: 30 s.
 	MaxRetryWait time.Duration
+	// OnApprovalNeeded is called when a confirm action needs the person's
+	// approval on the site itself (the action's descriptor has approval:
+	// true): show them the SiteApproval's URL. Call then waits for their
+	// decision (AwaitApproval) and completes the call. An error stops the
+	// call. Without it, Call returns the confirm_required *Error with its
+	// ApprovalURL, and the Approver is not asked: only the site can take
+	// the person's approval for such an action.
+	OnApprovalNeeded func(ctx context.Context, a SiteApproval) error
+	// MaxApprovalWait bounds the wait for the person's decision. Default:
+	// 10 minutes.
+	MaxApprovalWait time.Duration
 }
 
 // Client reads graphs and calls actions. It is safe for concurrent use.
@@ -87,6 +98,9 @@ func New(opts Options) *Client {
 	}
 	if opts.UserAgent == "" {
 		opts.UserAgent = DefaultUserAgent
+	}
+	if opts.MaxApprovalWait <= 0 {
+		opts.MaxApprovalWait = 10 * time.Minute
 	}
 	if opts.MaxRetryWait <= 0 {
 		opts.MaxRetryWait = 30 * time.Second
@@ -108,6 +122,9 @@ type Error struct {
 	// RetryAfter is how long to wait before trying again, for
 	// rate_limited.
 	RetryAfter time.Duration
+	// ApprovalURL is, for confirm_required of an action that needs the
+	// person's approval on the site, the absolute URL of the approval page.
+	ApprovalURL string
 }
 
 func (e *Error) Error() string {
@@ -221,7 +238,7 @@ func errorFrom(res *http.Response, body []byte) error {
 	e := &Error{Status: res.StatusCode, Code: protocol.CodeInternal, Message: http.StatusText(res.StatusCode)}
 	var d protocol.Delta
 	if isMediaType(res.Header.Get("Content-Type")) && json.Unmarshal(body, &d) == nil && d.Error != nil {
-		e.Code, e.Message, e.Issues = d.Error.Code, d.Error.Message, d.Error.Issues
+		e.Code, e.Message, e.Issues, e.ApprovalURL = d.Error.Code, d.Error.Message, d.Error.Issues, d.ApprovalURL
 	} else if res.StatusCode == http.StatusNotFound {
 		e.Code = protocol.CodeNotFound
 	}
@@ -262,16 +279,19 @@ func (r *Result) Output(v any) error {
 // Approver, and only when it approves is the call repeated with
 // confirm: true. The client never sends confirm: true on its own.
 func (c *Client) Call(ctx context.Context, pageURL, action string, input any) (*Result, error) {
-	var raw json.RawMessage
-	if input != nil {
-		b, err := json.Marshal(input)
-		if err != nil {
-			return nil, fmt.Errorf("affordances: encoding the input of %s: %w", action, err)
-		}
-		raw = b
+	raw, err := encodeInput(action, input)
+	if err != nil {
+		return nil, err
 	}
 	d, err := c.post(ctx, pageURL, protocol.Call{Action: action, Input: raw})
 	res := &Result{}
+	var ce *Error
+	if errors.As(err, &ce) && ce.Code == protocol.CodeConfirmRequired && ce.ApprovalURL != "" {
+		if c.opts.OnApprovalNeeded == nil {
+			return nil, err
+		}
+		return c.approveOnSite(ctx, pageURL, action, raw, ce)
+	}
 	if IsCode(err, protocol.CodeConfirmRequired) {
 		if c.opts.Approver == nil {
 			return nil, err
@@ -290,6 +310,24 @@ func (c *Client) Call(ctx context.Context, pageURL, action string, input any) (*
 		return nil, err
 	}
 	res.Delta = *d
+	return c.finish(ctx, pageURL, res)
+}
+
+// encodeInput encodes a call's input; nil is none.
+func encodeInput(action string, input any) (json.RawMessage, error) {
+	if input == nil {
+		return nil, nil
+	}
+	b, err := json.Marshal(input)
+	if err != nil {
+		return nil, fmt.Errorf("affordances: encoding the input of %s: %w", action, err)
+	}
+	return b, nil
+}
+
+// finish follows the redirect of a successful call, when asked to.
+func (c *Client) finish(ctx context.Context, pageURL string, res *Result) (*Result, error) {
+	d := &res.Delta
 	if c.opts.FollowRedirects && d.Redirect != "" {
 		next, err := resolve(pageURL, d.Redirect)
 		if err != nil {
@@ -337,6 +375,11 @@ func (c *Client) post(ctx context.Context, pageURL string, call protocol.Call) (
 		}
 		cerr := errorFrom(res, b)
 		e := cerr.(*Error)
+		if e.ApprovalURL != "" {
+			if abs, err := resolve(pageURL, e.ApprovalURL); err == nil {
+				e.ApprovalURL = abs
+			}
+		}
 		if e.Code != protocol.CodeRateLimited || attempt >= c.opts.Retries {
 			return nil, cerr
 		}

@@ -2,13 +2,18 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
+	"github.com/affordances-go/affordances/examples/shop/shop"
 	"github.com/affordances-go/affordances/examples/shop/shoptest"
 	"github.com/affordances-go/affordances/protocol"
 )
@@ -137,3 +142,70 @@ func TestAfford_ExitCodesAndHelp(t *testing.T) {
 		t.Errorf("--json: %d %s", code, out)
 	}
 }
+
+// A site that takes the person's approval itself: --no-wait prints the
+// page and exits 8; --approval completes the call after the person
+// approved; without --no-wait afford waits for them.
+func TestAfford_ApprovalOnTheSite(t *testing.T) {
+	s := shoptest.StartWith(t, shop.Options{})
+	env := map[string]string{"AFFORD_TOKEN": s.Token}
+	afford(t, env, "call", s.URL+"/products/heavyweight-tee", "addToCart", "sku=TEE-BLK-M")
+	code, _, errs := afford(t, env, "call", s.URL+"/checkout", "placeOrder", "--no-wait", "--yes")
+	u := regexp.MustCompile(`http://\S+/approvals/\S+`).FindString(errs)
+	if code != exitNotConfirmed || u == "" || s.Orders(t) != 0 {
+		t.Fatalf("--no-wait: %d, %q\n%s", code, u, errs)
+	}
+	personApproves(t, s, u)
+	if code, out, errs := afford(t, env, "call", s.URL+"/checkout", "placeOrder", "--approval", u); code != 0 || !strings.Contains(out, "next: /orders/") || s.Orders(t) != 1 {
+		t.Fatalf("--approval: %d\n%s\n%s", code, out, errs)
+	}
+
+	// Waiting: the person approves while afford waits.
+	afford(t, env, "call", s.URL+"/products/heavyweight-tee", "addToCart", "sku=TEE-BLK-M")
+	var errb syncBuffer
+	done := make(chan int)
+	go func() {
+		var out bytes.Buffer
+		done <- run([]string{"call", s.URL + "/checkout", "placeOrder"}, strings.NewReader(""), &out, &errb, func(k string) string { return env[k] })
+	}()
+	deadline := time.Now().Add(10 * time.Second)
+	for u = ""; u == "" && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		u = regexp.MustCompile(`http://\S+/approvals/\S+`).FindString(errb.String())
+	}
+	if s.Orders(t) != 1 {
+		t.Fatal("the order ran before the approval")
+	}
+	personApproves(t, s, u)
+	if code := <-done; code != 0 || s.Orders(t) != 2 {
+		t.Fatalf("waiting: %d, %d orders\n%s", code, s.Orders(t), errb.String())
+	}
+}
+
+// personApproves approves on the page as the demo person, signed in.
+func personApproves(t *testing.T, s *shoptest.Shop, u string) {
+	t.Helper()
+	demo, _ := s.Store.UserByEmail(context.Background(), shop.DemoEmail)
+	sess, _ := s.Store.CreateSession(context.Background(), demo)
+	req, _ := http.NewRequest("POST", u, strings.NewReader("_decision=approve"))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Cookie", "sid="+sess)
+	req.Header.Set("Origin", s.URL)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil || res.StatusCode != 200 {
+		t.Fatalf("approving: %v %v", res, err)
+	}
+	res.Body.Close()
+}
+
+// syncBuffer is a bytes.Buffer safe for a writer and a reader.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+func (b *syncBuffer) String() string { b.mu.Lock(); defer b.mu.Unlock(); return b.b.String() }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/affordances-go/affordances/client"
 )
 
 func (c *command) index(ctx context.Context, args []string) error {
@@ -46,7 +48,12 @@ func (c *command) call(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	res, err := c.client.Call(ctx, page, action, input)
+	var res *client.Result
+	if c.o.approval != "" {
+		res, err = c.client.CallApproved(ctx, page, action, input, c.o.approval)
+	} else {
+		res, err = c.client.Call(ctx, page, action, input)
+	}
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"os/signal"
 	"strings"
 	"time"
 
@@ -60,6 +61,9 @@ Flags (anywhere on the line):
   --json               print the raw document instead of a summary
   --yes                approve confirm actions without asking (needed without a terminal)
   --follow             after a call that redirects, show the page it leads to
+  --no-wait            for an action the person approves on the site: print the
+                       approval URL and exit 8 at once, instead of waiting
+  --approval URL       complete a call the person approved at that URL
   --retries N          retry a rate-limited call N times, waiting as the server asks
   --timeout DURATION   per request (default 30s)
   --user-agent UA      the User-Agent to send
@@ -67,6 +71,13 @@ Flags (anywhere on the line):
 A confirm action is first called without confirmation. On a terminal,
 afford shows the server's summary and asks y/N; without one it refuses
 unless --yes is given. It never confirms on its own.
+
+Some sites take the approval themselves (the action's descriptor says
+approval: true): afford prints the approval page's URL, for the person to
+open in a browser signed in on the site, waits for their decision (Ctrl-C
+stops waiting), and completes the call once they approved. --yes does not
+apply; --no-wait prints the URL and exits 8 at once, and a later
+afford call … --approval URL completes the call once they approved.
 
 afford mcp makes every action of the site's index a tool (with the
 argument "page" on routes with parameters), plus readPage and siteIndex.
@@ -95,6 +106,8 @@ Examples:
 type options struct {
 	token, jar, userAgent string
 	json, yes, follow     bool
+	noWait                bool
+	approval              string
 	retries               int
 	timeout               time.Duration
 }
@@ -113,6 +126,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 	fs.BoolVar(&o.json, "json", false, "")
 	fs.BoolVar(&o.yes, "yes", false, "")
 	fs.BoolVar(&o.follow, "follow", false, "")
+	fs.BoolVar(&o.noWait, "no-wait", false, "")
+	fs.StringVar(&o.approval, "approval", "", "")
 	fs.IntVar(&o.retries, "retries", 0, "")
 	fs.DurationVar(&o.timeout, "timeout", 30*time.Second, "")
 	help := fs.Bool("help", false, "")
@@ -137,14 +152,17 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 	}
 	env := &command{o: o, stdin: stdin, stdout: stdout, stderr: stderr, jar: jar}
 	env.client = client.New(client.Options{
-		HTTPClient:      &http.Client{Jar: jar, Timeout: o.timeout},
-		Token:           o.token,
-		UserAgent:       o.userAgent,
-		Approver:        env.approve,
-		FollowRedirects: o.follow,
-		Retries:         o.retries,
+		HTTPClient:       &http.Client{Jar: jar, Timeout: o.timeout},
+		Token:            o.token,
+		UserAgent:        o.userAgent,
+		Approver:         env.approve,
+		OnApprovalNeeded: env.approvalNeeded,
+		FollowRedirects:  o.follow,
+		Retries:          o.retries,
 	})
-	ctx := context.Background()
+	// Ctrl-C stops a wait for the person's approval, and the command.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
 	switch cmd, rest := pos[0], pos[1:]; cmd {
 	case "index":
 		err = env.index(ctx, rest)
@@ -190,6 +208,10 @@ func (c *command) exit(err error) int {
 		fmt.Fprintln(c.stderr, "afford: not confirmed; nothing was done")
 		return exitNotConfirmed
 	}
+	if errors.Is(err, errNoWait) || errors.Is(err, client.ErrApprovalGone) {
+		fmt.Fprintf(c.stderr, "afford: %v; nothing was done yet\n", err)
+		return exitNotConfirmed
+	}
 	var pe *client.Error
 	if errors.As(err, &pe) {
 		fmt.Fprintf(c.stderr, "afford: %s\n", pe)
@@ -203,6 +225,20 @@ func (c *command) exit(err error) int {
 	}
 	fmt.Fprintf(c.stderr, "afford: %v\n", err)
 	return exitFailure
+}
+
+// errNoWait stops a call whose approval the person gives later.
+var errNoWait = errors.New("the person approves it on the site: open the approval page, then call again")
+
+// approvalNeeded shows where the person approves an action on the site,
+// and lets Call wait for them unless --no-wait.
+func (c *command) approvalNeeded(ctx context.Context, a client.SiteApproval) error {
+	fmt.Fprintf(c.stderr, "%s needs your approval on the site:\n  %s\nOpen this page in a browser signed in on the site, and approve it:\n  %s\n", a.Action, a.Summary, a.URL)
+	if c.o.noWait {
+		return errNoWait
+	}
+	fmt.Fprintln(c.stderr, "Waiting for the approval (Ctrl-C stops)…")
+	return nil
 }
 
 // approve asks the person at the terminal, or follows --yes.
