@@ -101,22 +101,31 @@ func (b *bridge) page(path string) string {
 // ask gets the summary, and nothing runs.
 func (b *bridge) call(t *mcptools.Tool) sdk.ToolHandler {
 	return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-		path, input, bad := t.Arguments(req.Params.Arguments)
+		path, input, siteApproval, bad := t.Arguments(req.Params.Arguments)
 		if bad != nil {
 			return mcptools.ErrorResult(*bad), nil
 		}
 		if i := strings.IndexByte(path, '?'); i >= 0 {
 			path = path[:i] // the page's query is not part of the call
 		}
+		if siteApproval != "" {
+			// The person approved on the site, the model says: the site
+			// checks that they did, for exactly this call.
+			return b.callApproved(ctx, path, t, input, siteApproval), nil
+		}
 		want := mcptools.ConfirmState{Caller: "afford-mcp", Action: t.Action.Name, Page: path, Input: mcptools.Digest(input)}
 		approved := false
 		if req.Params.RequestState != "" || req.Params.InputResponses != nil {
-			if err := mcptools.Verify(b.secret, b.used, req.Params.RequestState, want, time.Now()); err != nil {
+			st, err := mcptools.Verify(b.secret, b.used, req.Params.RequestState, want, time.Now())
+			if err != nil {
 				return notApproved(err.Error() + "; nothing ran"), nil
 			}
 			answer, _ := req.Params.InputResponses[confirmKey].(*sdk.ElicitResult)
 			if answer == nil || answer.Action != "accept" {
 				return notApproved("the person did not approve; nothing ran"), nil
+			}
+			if st.Approval != "" {
+				return b.callApproved(ctx, path, t, input, st.Approval), nil
 			}
 			approved = true
 		}
@@ -126,6 +135,23 @@ func (b *bridge) call(t *mcptools.Tool) sdk.ToolHandler {
 			return approved, nil
 		}
 		res, err := b.client(ask).Call(ctx, b.page(path), t.Action.Name, input)
+		var ce *client.Error
+		if errors.As(err, &ce) && ce.ApprovalURL != "" {
+			// The person approves on the site: a host that can open a URL
+			// for them does; any other gets the page in the error result.
+			caps := req.ClientCapabilities()
+			if caps == nil || caps.Elicitation == nil || caps.Elicitation.URL == nil {
+				return notApproved(ce.Message + " Approval page: " + ce.ApprovalURL + " (call again with approval set to it once the person approved)"), nil
+			}
+			want.Expiry = time.Now().Add(5 * time.Minute).Unix()
+			want.Nonce = mcptools.NewNonce()
+			want.Approval = ce.ApprovalURL
+			return &sdk.CallToolResult{
+				InputRequests: sdk.InputRequestMap{confirmKey: &sdk.ElicitParams{Mode: "url", URL: ce.ApprovalURL,
+					ElicitationID: want.Nonce, Message: ce.Message}},
+				RequestState: mcptools.Sign(b.secret, want),
+			}, nil
+		}
 		switch {
 		case errors.Is(err, client.ErrNotApproved):
 			if caps := req.ClientCapabilities(); caps == nil || caps.Elicitation == nil {
@@ -145,6 +171,23 @@ func (b *bridge) call(t *mcptools.Tool) sdk.ToolHandler {
 		}
 		return mcptools.DeltaResult(res.Delta), nil
 	}
+}
+
+// callApproved completes a call with the person's approval on the site.
+func (b *bridge) callApproved(ctx context.Context, path string, t *mcptools.Tool, input []byte, approval string) *sdk.CallToolResult {
+	u := approval
+	if !strings.Contains(u, "/") {
+		u = b.base.ResolveReference(&url.URL{Path: "/approvals/" + u}).String()
+	}
+	res, err := b.client(nil).CallApproved(ctx, b.page(path), t.Action.Name, json.RawMessage(input), u)
+	var ce *client.Error
+	if errors.As(err, &ce) && ce.ApprovalURL != "" {
+		return notApproved(ce.Message + " Approval page: " + ce.ApprovalURL)
+	}
+	if err != nil {
+		return clientErrorResult(err)
+	}
+	return mcptools.DeltaResult(res.Delta)
 }
 
 // confirmKey names the approval among a result's input requests.

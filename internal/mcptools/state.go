@@ -24,6 +24,9 @@ type ConfirmState struct {
 	Input  string `json:"i"` // hex SHA-256 of the input as sent
 	Expiry int64  `json:"x"` // Unix seconds
 	Nonce  string `json:"n"`
+	// Approval is the site approval the call waits for, when the action
+	// needs the person's approval on the site.
+	Approval string `json:"ap,omitempty"`
 }
 
 // Sign writes a state as base64url(JSON) "." base64url(HMAC-SHA256).
@@ -44,27 +47,27 @@ var ErrBadState = errors.New("the approval does not match this call: it was alte
 
 // Verify checks a state's signature, expiry and binding to want (whose
 // Nonce and Expiry are ignored), and uses its nonce up.
-func Verify(secret []byte, used *Nonces, s string, want ConfirmState, now time.Time) error {
+func Verify(secret []byte, used *Nonces, s string, want ConfirmState, now time.Time) (ConfirmState, error) {
 	p, sig, ok := strings.Cut(s, ".")
 	if !ok {
-		return ErrBadState
+		return ConfirmState{}, ErrBadState
 	}
 	got, err := base64.RawURLEncoding.DecodeString(sig)
 	if err != nil || !hmac.Equal(got, mac(secret, p)) {
-		return ErrBadState
+		return ConfirmState{}, ErrBadState
 	}
 	b, err := base64.RawURLEncoding.DecodeString(p)
 	var st ConfirmState
 	if err != nil || json.Unmarshal(b, &st) != nil {
-		return ErrBadState
+		return ConfirmState{}, ErrBadState
 	}
 	if now.Unix() > st.Expiry || st.Caller != want.Caller || st.Action != want.Action || st.Page != want.Page || st.Input != want.Input {
-		return ErrBadState
+		return ConfirmState{}, ErrBadState
 	}
 	if !used.use(st.Nonce, time.Unix(st.Expiry, 0)) {
-		return ErrBadState
+		return ConfirmState{}, ErrBadState
 	}
-	return nil
+	return st, nil
 }
 
 // NewNonce returns a random nonce for a state.

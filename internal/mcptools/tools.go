@@ -74,7 +74,7 @@ func Describe(routes []protocol.IndexRoute) []*Tool {
 				Name:         name,
 				Title:        humanTitle(a.Name),
 				Description:  toolDescription(r, a, t.PageArg),
-				InputSchema:  inputSchema(a.Input, t.PageArg, r.Route),
+				InputSchema:  withApproval(inputSchema(a.Input, t.PageArg, r.Route), a.Approval),
 				OutputSchema: outputSchema(a.Output),
 				Annotations:  annotations(a),
 			}
@@ -241,13 +241,59 @@ func humanTitle(s string) string {
 	return b.String()
 }
 
-// Arguments splits a tool's arguments into the page and the action's
-// input. A page argument that is missing, not a string or not a page of
-// the route is an invalid_input error on that argument.
-func (t *Tool) Arguments(raw json.RawMessage) (page string, input json.RawMessage, err *protocol.Error) {
+// ApprovalArg is the argument of an action with approval that names the
+// approval the person gave on the site (its page's URL, or its id), after
+// an earlier call answered with that page. It is no confirmation by
+// itself: the site runs the call only if the person approved exactly it.
+const ApprovalArg = "approval"
+
+// withApproval adds the approval argument to the schema of an action with
+// approval.
+func withApproval(schema json.RawMessage, approval bool) json.RawMessage {
+	if !approval {
+		return schema
+	}
+	var s map[string]any
+	if json.Unmarshal(schema, &s) != nil || s == nil {
+		return schema
+	}
+	props, _ := s["properties"].(map[string]any)
+	if props == nil {
+		props = map[string]any{}
+	}
+	props[ApprovalArg] = map[string]any{"type": "string",
+		"description": "the approval page a previous call of this tool answered with, once the person approved it there (leave it out the first time)"}
+	s["properties"] = props
+	b, err := json.Marshal(s)
+	if err != nil {
+		return schema
+	}
+	return b
+}
+
+// Arguments splits a tool's arguments into the page, the action's input
+// and, for an action with approval, the approval. A page argument that is
+// missing, not a string or not a page of the route is an invalid_input
+// error on that argument.
+func (t *Tool) Arguments(raw json.RawMessage) (page string, input json.RawMessage, approval string, err *protocol.Error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		raw = json.RawMessage(`{}`)
 	}
+	if t.Action.Approval {
+		var args map[string]json.RawMessage
+		if json.Unmarshal(raw, &args) == nil {
+			if v, ok := args[ApprovalArg]; ok {
+				json.Unmarshal(v, &approval)
+				delete(args, ApprovalArg)
+				raw, _ = json.Marshal(args)
+			}
+		}
+	}
+	page, input, err = t.arguments(raw)
+	return page, input, approval, err
+}
+
+func (t *Tool) arguments(raw json.RawMessage) (page string, input json.RawMessage, err *protocol.Error) {
 	if t.PageArg == "" {
 		return t.Route, raw, nil
 	}

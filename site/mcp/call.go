@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strings"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -23,13 +24,19 @@ const confirmKey = "confirm"
 func (e *endpoint) callTool(t *mcptools.Tool) sdk.ToolHandler {
 	return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 		hr := callerRequest(req).WithContext(ctx)
-		page, input, bad := t.Arguments(req.Params.Arguments)
+		page, input, approval, bad := t.Arguments(req.Params.Arguments)
 		if bad != nil {
 			return mcptools.ErrorResult(*bad), nil
 		}
 		call := site.Call{Page: page, Action: t.Action.Name, Input: input, Transport: "mcp"}
 		if t.Action.Expose != protocol.ExposeConfirm {
 			return e.execute(hr, call), nil
+		}
+		if approval != "" {
+			// The person approved on the site, the model says: the site
+			// checks that they did, for exactly this call.
+			call.Confirm, call.Approval = true, approval
+			return e.executeApproval(hr, call), nil
 		}
 
 		// A confirm action: the call resumes with the person's answer and
@@ -40,14 +47,18 @@ func (e *endpoint) callTool(t *mcptools.Tool) sdk.ToolHandler {
 		}
 		want := mcptools.ConfirmState{Caller: string(r.Caller.Mode) + ":" + r.Caller.ID, Action: t.Action.Name, Page: page, Input: mcptools.Digest(input)}
 		if req.Params.RequestState != "" || req.Params.InputResponses != nil {
-			if err := mcptools.Verify(e.opts.Secret, e.used, req.Params.RequestState, want, time.Now()); err != nil {
+			st, err := mcptools.Verify(e.opts.Secret, e.used, req.Params.RequestState, want, time.Now())
+			if err != nil {
 				return notConfirmed(err.Error() + "; nothing ran"), nil
 			}
 			answer, _ := req.Params.InputResponses[confirmKey].(*sdk.ElicitResult)
 			if answer == nil || answer.Action != "accept" {
 				return notConfirmed("the person did not approve; nothing ran"), nil
 			}
-			call.Confirm = true
+			call.Confirm, call.Approval = true, st.Approval
+			if st.Approval != "" {
+				return e.executeApproval(hr, call), nil
+			}
 			return e.execute(hr, call), nil
 		}
 		res, err := e.site.Execute(hr, call)
@@ -56,13 +67,28 @@ func (e *endpoint) callTool(t *mcptools.Tool) sdk.ToolHandler {
 			return result(res, err), nil
 		}
 		caps := req.ClientCapabilities()
+		want.Expiry = time.Now().Add(e.opts.ConfirmTTL).Unix()
+		want.Nonce = mcptools.NewNonce()
+		if u := se.ApprovalURL(); u != "" {
+			// The person approves on the site: a host that can open a URL
+			// for them does; any other gets the page in the error result.
+			abs := absoluteURL(hr, u)
+			if caps == nil || caps.Elicitation == nil || caps.Elicitation.URL == nil {
+				return mcptools.ErrorResult(protocol.Error{Code: protocol.CodeConfirmRequired, Message: se.Message() +
+					" Approval page: " + abs + " (call again with approval set to it once the person approved)"}), nil
+			}
+			want.Approval = u
+			return &sdk.CallToolResult{
+				InputRequests: sdk.InputRequestMap{confirmKey: &sdk.ElicitParams{Mode: "url", URL: abs,
+					ElicitationID: want.Nonce, Message: se.Message()}},
+				RequestState: mcptools.Sign(e.opts.Secret, want),
+			}, nil
+		}
 		if caps == nil || caps.Elicitation == nil {
 			// No way to ask the person: the host shows the summary, and
 			// nothing runs.
 			return errorResult(err), nil
 		}
-		want.Expiry = time.Now().Add(e.opts.ConfirmTTL).Unix()
-		want.Nonce = mcptools.NewNonce()
 		return &sdk.CallToolResult{
 			InputRequests: sdk.InputRequestMap{confirmKey: &sdk.ElicitParams{
 				Message:         se.Message() + "\n\nApprove? Nothing happens unless you accept.",
@@ -71,6 +97,31 @@ func (e *endpoint) callTool(t *mcptools.Tool) sdk.ToolHandler {
 			RequestState: mcptools.Sign(e.opts.Secret, want),
 		}, nil
 	}
+}
+
+// executeApproval runs a call that brings the person's site approval; a
+// refusal carries the page of the approval to ask for next, as a URL.
+func (e *endpoint) executeApproval(hr *http.Request, call site.Call) *sdk.CallToolResult {
+	res, err := e.site.Execute(hr, call)
+	var se *site.Error
+	if errors.As(err, &se) && se.ApprovalURL() != "" {
+		return mcptools.ErrorResult(protocol.Error{Code: protocol.CodeConfirmRequired,
+			Message: se.Message() + " Approval page: " + absoluteURL(hr, se.ApprovalURL())})
+	}
+	return result(res, err)
+}
+
+// absoluteURL makes a site path absolute, on the host the MCP request came
+// to.
+func absoluteURL(hr *http.Request, path string) string {
+	if strings.HasPrefix(path, "http://") || strings.HasPrefix(path, "https://") {
+		return path
+	}
+	scheme := "http"
+	if hr.TLS != nil {
+		scheme = "https"
+	}
+	return scheme + "://" + hr.Host + path
 }
 
 // execute runs a call and makes its result.
