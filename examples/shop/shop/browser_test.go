@@ -8,6 +8,9 @@ import (
 	"testing"
 	"time"
 
+	agents "github.com/affordances-go/affordances/client"
+	"github.com/affordances-go/affordances/examples/shop/shop"
+	"github.com/affordances-go/affordances/examples/shop/shoptest"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 )
@@ -133,4 +136,89 @@ func waitText(t *testing.T, ctx context.Context, css, want string) string {
 		time.Sleep(100 * time.Millisecond)
 	}
 	return got
+}
+
+// TestBrowser_PersonApprovesAnAgentsOrderOnTheSite: an agent with a token
+// asks to order; the person, signed in in a real Chromium, opens the
+// approval page and clicks Approve; the agent's call runs only after the
+// click.
+func TestBrowser_PersonApprovesAnAgentsOrderOnTheSite(t *testing.T) {
+	exe := chromium(t)
+	s := shoptest.StartWith(t, shop.Options{})
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(exe), chromedp.NoSandbox, chromedp.DisableGPU,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-quic", true),
+		chromedp.UserDataDir(t.TempDir()),
+	)
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	defer cancelAlloc()
+	ctx, cancel := chromedp.NewContext(allocCtx)
+	defer cancel()
+	ctx, cancelTimeout := context.WithTimeout(ctx, 90*time.Second)
+	defer cancelTimeout()
+
+	// The person signs in, in the browser.
+	err := chromedp.Do(ctx,
+		chromedp.Navigate(s.URL+"/login"),
+		chromedp.WaitVisible(chromedp.CSS("#signIn-email")),
+		chromedp.SetValue(chromedp.CSS("#signIn-email"), shop.DemoEmail),
+		chromedp.SetValue(chromedp.CSS("#signIn-password"), shop.DemoPassword),
+		chromedp.Click(chromedp.CSS(`form[data-action="signIn"] button[type=submit]`)),
+	)
+	if err != nil {
+		t.Fatalf("signing in: %v", err)
+	}
+	if h := waitText(t, ctx, "h1", "Your account"); h != "Your account" {
+		t.Fatalf("after signing in: %q", h)
+	}
+
+	// The agent, with its token, asks to order.
+	urls := make(chan string, 1)
+	agent := agents.New(agents.Options{Token: s.Token, MaxApprovalWait: time.Minute,
+		OnApprovalNeeded: func(_ context.Context, a agents.SiteApproval) error { urls <- a.URL; return nil }})
+	if _, err := agent.Call(ctx, s.URL+"/products/heavyweight-tee", "addToCart", map[string]any{"sku": "TEE-BLK-M"}); err != nil {
+		t.Fatal(err)
+	}
+	type outcome struct {
+		res *agents.Result
+		err error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		res, err := agent.Call(ctx, s.URL+"/checkout", "placeOrder", nil)
+		done <- outcome{res, err}
+	}()
+	u := <-urls
+
+	// The person opens the page: it shows the order; nothing ran yet.
+	err = chromedp.Do(ctx, chromedp.Navigate(u), chromedp.WaitVisible(chromedp.CSS(`button[value="approve"]`)))
+	if err != nil {
+		t.Fatalf("opening the approval page: %v", err)
+	}
+	page, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("main")))
+	if err != nil || !strings.Contains(page, "Heavyweight Tee (Black, M)") {
+		t.Fatalf("the approval page: %v\n%s", err, page)
+	}
+	time.Sleep(1500 * time.Millisecond) // the agent polls in the meantime
+	if s.Orders(t) != 0 {
+		t.Fatal("the order ran before the person approved")
+	}
+	select {
+	case o := <-done:
+		t.Fatalf("the agent's call ended before the approval: %+v %v", o.res, o.err)
+	default:
+	}
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`button[value="approve"]`))); err != nil {
+		t.Fatalf("clicking Approve: %v", err)
+	}
+	if h := waitText(t, ctx, "h1", "Approved"); h != "Approved" {
+		t.Fatalf("after the click: %q", h)
+	}
+	o := <-done
+	if o.err != nil || !o.res.Delta.OK || s.Orders(t) != 1 {
+		t.Fatalf("after the click: %+v %v, %d orders", o.res, o.err, s.Orders(t))
+	}
 }
