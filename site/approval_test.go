@@ -231,3 +231,26 @@ func TestApproval_FormsKeepTheirConfirmationPage(t *testing.T) {
 		t.Fatalf("confirmed form: %d, ran %d", res.Code, sh.ran())
 	}
 }
+
+// Options.RequireApproval gives every confirm action approval, and only
+// confirm actions; RequireApproval on another action is a registration
+// error.
+func TestApproval_SiteWideDefault(t *testing.T) {
+	s := site.New(site.Options{Auth: approvalAuth, RequireApproval: true})
+	p := s.Page("/", site.PageOptions{})
+	done := func(*site.Request, struct{}) (site.Done, error) { return site.Done{}, nil }
+	site.Handle(p, site.Action{Name: "order", Expose: protocol.ExposeConfirm}, done)
+	site.Handle(p, site.Action{Name: "look", Expose: protocol.ExposeSession}, done)
+	idx := sitetest.New(t, s).Index()
+	for _, a := range idx.Routes[0].Actions {
+		if a.Approval != (a.Name == "order") {
+			t.Errorf("%s: approval %v", a.Name, a.Approval)
+		}
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("RequireApproval on a session action was registered")
+		}
+	}()
+	site.Handle(s.Page("/x", site.PageOptions{}), site.Action{Name: "bad", Expose: protocol.ExposeSession, RequireApproval: true}, done)
+}
