@@ -159,8 +159,10 @@ func (c *call) rateLimit() *Error {
 	d, err := s.opts.Limiter.Allow(c.r.Context(), key, l)
 	if err != nil {
 		s.limiterFaults.Add(1)
-		s.opts.Logger.WarnContext(c.r.Context(), "affordances: rate limiter failed", "route", c.page.route,
-			"action", c.act.meta.Name, "fail_closed", s.opts.LimiterFailClosed, "err", err)
+		if n, ok := s.faultLog.due(time.Now()); ok {
+			s.opts.Logger.WarnContext(c.r.Context(), "affordances: rate limiter failed", "route", c.page.route,
+				"action", c.act.meta.Name, "fail_closed", s.opts.LimiterFailClosed, "faults_since_last_report", n, "err", err)
+		}
 		if !s.opts.LimiterFailClosed {
 			return nil
 		}

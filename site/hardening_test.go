@@ -1,7 +1,9 @@
 package site_test
 
 import (
+	"bytes"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"strings"
@@ -90,5 +92,23 @@ func TestNotFound_HTMLVariesOnAccept(t *testing.T) {
 	w := f.c.Get("/nowhere")
 	if w.Code != 404 || w.Header().Get("Vary") != "Accept" {
 		t.Errorf("%d Vary %q", w.Code, w.Header().Get("Vary"))
+	}
+}
+
+// A limiter that fails on every call (Redis down) is logged once per
+// burst, with the count, not once per request; every fault is counted.
+func TestLimiterFaults_AreLoggedOncePerBurst(t *testing.T) {
+	var logs bytes.Buffer
+	s := site.New(site.Options{Limiter: failingLimiter{}, Logger: slog.New(slog.NewTextHandler(&logs, nil)), AuditLogger: slog.New(slog.DiscardHandler)})
+	p := s.Page("/", site.PageOptions{})
+	site.Handle(p, site.Action{Name: "go", Expose: protocol.ExposePublic}, func(*site.Request, struct{}) (site.Done, error) { return site.Done{}, nil })
+	c := sitetest.New(t, s)
+	for range 50 {
+		if res := c.Call("/", "go", nil); res.Code != 200 {
+			t.Fatalf("fail-open call: %d", res.Code)
+		}
+	}
+	if n := strings.Count(logs.String(), "rate limiter failed"); n != 1 || s.LimiterFaults() != 50 {
+		t.Errorf("%d log records for 50 faults (counted %d)", n, s.LimiterFaults())
 	}
 }

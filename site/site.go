@@ -106,6 +106,7 @@ type Site struct {
 
 	warned        sync.Map // route -> struct{}: graphs already reported as too large
 	limiterFaults atomic.Int64
+	faultLog      faultLog // limiter faults are logged once per burst
 
 	mounts []mount // handlers of other transports, such as the MCP endpoint
 
@@ -374,4 +375,29 @@ func (s *Site) authenticate(hr *http.Request) (*Request, *Error) {
 func writeFailure(w http.ResponseWriter, r *http.Request, e *Error) {
 	e.setHeaders(w.Header())
 	writeDelta(w, r, e.Status(), e.delta())
+}
+
+// faultLog lets a burst of limiter faults (a Redis outage: every call
+// fails) be logged once every faultLogEvery, with how many there were,
+// rather than once per request.
+type faultLog struct {
+	mu    sync.Mutex
+	last  time.Time
+	count int
+}
+
+const faultLogEvery = 10 * time.Second
+
+// due counts a fault and reports whether to log now, with the number of
+// faults since the last report.
+func (f *faultLog) due(now time.Time) (int, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.count++
+	if !f.last.IsZero() && now.Sub(f.last) < faultLogEvery {
+		return 0, false
+	}
+	n := f.count
+	f.last, f.count = now, 0
+	return n, true
 }

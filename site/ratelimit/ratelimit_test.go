@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/affordances-go/affordances/site/ratelimit"
+	"github.com/affordances-go/affordances/site/ratelimit/ratelimittest"
 )
 
 type clock struct{ t time.Time }
@@ -74,4 +75,10 @@ func TestLimit_RejectsNonsense(t *testing.T) {
 			t.Errorf("%+v accepted", l)
 		}
 	}
+}
+
+// The in-memory limiter passes the behaviour every limiter shares.
+func TestMemory_SharedBehaviour(t *testing.T) {
+	c := &ratelimittest.Clock{T: time.Unix(1000, 0)}
+	ratelimittest.Run(t, ratelimit.NewMemory(c.Now), c.Sleep, 0, "")
 }

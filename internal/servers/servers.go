@@ -1,0 +1,97 @@
+// Package servers starts the real servers some tests need (Redis,
+// PostgreSQL, nginx) on free loopback ports with their own data
+// directories, and stops them when the test ends, even when it fails.
+// Without the server's program, a test skips with a message saying what
+// to install; with CI=true it fails instead.
+package servers
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"testing"
+	"time"
+)
+
+// need finds a program, or skips (fails in CI) naming the package.
+func need(t testing.TB, program, debian string) string {
+	t.Helper()
+	for _, dir := range []string{"", "/usr/sbin/", "/usr/lib/postgresql/15/bin/", "/usr/local/bin/"} {
+		if p, err := exec.LookPath(dir + program); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("%s is not installed: .ci/run installs Debian's %s package", program, debian)
+	}
+	t.Skipf("%s not found: apt-get install %s to run this test", program, debian)
+	return ""
+}
+
+// FreePort returns a loopback port nothing listens on.
+func FreePort(t testing.TB) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// waitPort waits until something accepts connections on addr.
+func waitPort(addr string, within time.Duration) error {
+	deadline := time.Now().Add(within)
+	for time.Now().Before(deadline) {
+		if c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond); err == nil {
+			c.Close()
+			return nil
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return fmt.Errorf("nothing listens on %s after %s", addr, within)
+}
+
+// Redis is a redis-server of a test.
+type Redis struct {
+	Addr string
+	exe  string
+	dir  string
+	cmd  *exec.Cmd
+	t    testing.TB
+}
+
+// StartRedis starts redis-server on a free loopback port, without
+// persistence; it stops when the test ends.
+func StartRedis(t testing.TB) *Redis {
+	t.Helper()
+	r := &Redis{exe: need(t, "redis-server", "redis-server"), dir: t.TempDir(), t: t,
+		Addr: fmt.Sprintf("127.0.0.1:%d", FreePort(t))}
+	r.Start()
+	t.Cleanup(r.Stop)
+	return r
+}
+
+// Start starts the server (again, after Stop) on the same port.
+func (r *Redis) Start() {
+	r.t.Helper()
+	_, port, _ := net.SplitHostPort(r.Addr)
+	r.cmd = exec.Command(r.exe, "--bind", "127.0.0.1", "--port", port, "--dir", r.dir,
+		"--save", "", "--appendonly", "no", "--protected-mode", "yes")
+	if err := r.cmd.Start(); err != nil {
+		r.t.Fatalf("starting redis-server: %v", err)
+	}
+	if err := waitPort(r.Addr, 10*time.Second); err != nil {
+		r.t.Fatalf("redis-server: %v", err)
+	}
+}
+
+// Stop stops the server, if it runs.
+func (r *Redis) Stop() {
+	if r.cmd != nil && r.cmd.Process != nil {
+		r.cmd.Process.Kill()
+		r.cmd.Wait()
+		r.cmd = nil
+	}
+}

@@ -1,0 +1,77 @@
+package redislimit_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/affordances-go/affordances/internal/servers"
+	"github.com/affordances-go/affordances/site/ratelimit"
+	"github.com/affordances-go/affordances/site/ratelimit/ratelimittest"
+	"github.com/affordances-go/affordances/site/ratelimit/redislimit"
+)
+
+// The limiter on a real redis-server passes the behaviour every limiter
+// shares, on Redis's clock.
+func TestRedis_SharedBehaviour(t *testing.T) {
+	srv := servers.StartRedis(t)
+	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr})
+	defer rdb.Close()
+	ratelimittest.Run(t, redislimit.New(rdb, nil), time.Sleep, 200*time.Millisecond, t.Name()+":")
+}
+
+// Two limiters on one Redis (two instances of a site) share one count.
+func TestRedis_InstancesShareOneLimit(t *testing.T) {
+	srv := servers.StartRedis(t)
+	a := redislimit.New(redis.NewClient(&redis.Options{Addr: srv.Addr}), nil)
+	b := redislimit.New(redis.NewClient(&redis.Options{Addr: srv.Addr}), nil)
+	lim := ratelimit.Limit{Rate: 5, Per: time.Hour, Burst: 5}
+	allowed := 0
+	for i := range 10 {
+		l := a
+		if i%2 == 1 {
+			l = b
+		}
+		d, err := l.Allow(context.Background(), "caller", lim)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Allowed {
+			allowed++
+		}
+	}
+	if allowed != 5 {
+		t.Errorf("%d calls allowed across two instances, want 5", allowed)
+	}
+}
+
+// A Redis that is gone is an error within the timeout, and the limiter
+// works again when Redis is back, without a restart.
+func TestRedis_FailsFastAndRecovers(t *testing.T) {
+	srv := servers.StartRedis(t)
+	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr, MaxRetries: -1})
+	defer rdb.Close()
+	l := redislimit.New(rdb, &redislimit.Options{Timeout: 100 * time.Millisecond})
+	lim := ratelimit.Limit{Rate: 100, Per: time.Second, Burst: 100}
+	if _, err := l.Allow(context.Background(), "k", lim); err != nil {
+		t.Fatal(err)
+	}
+	srv.Stop()
+	start := time.Now()
+	_, err := l.Allow(context.Background(), "k", lim)
+	if err == nil || time.Since(start) > 2*time.Second {
+		t.Fatalf("with Redis down: %v after %s", err, time.Since(start))
+	}
+	srv.Start()
+	var last error
+	for range 50 {
+		if _, last = l.Allow(context.Background(), "k", lim); last == nil {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("the limiter did not recover: %v", errors.Unwrap(last))
+}
