@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"database/sql"
 	"io"
 	"log/slog"
 	"net"
@@ -18,7 +17,7 @@ import (
 // handler, and the demo account's token and id.
 type Env struct {
 	dir    string
-	db     *sql.DB
+	db     *shop.DB
 	store  *shop.Store
 	app    *shop.App
 	token  string

@@ -24,7 +24,7 @@ import (
 
 func main() {
 	addr := flag.String("addr", "127.0.0.1:8080", "address to listen on, HOST:PORT")
-	dbPath := flag.String("db", "shop.db", "path of the SQLite database; created and seeded when missing")
+	dbPath := flag.String("db", "shop.db", "the SQLite database's path (created and seeded when missing), or a postgres:// URL")
 	approvals := flag.Bool("approvals", true, "placeOrder and cancelOrder need the person's approval on the site; false: plain v0 confirmation everywhere")
 	flag.Parse()
 	if err := run(*addr, *dbPath, *approvals); err != nil {

@@ -65,7 +65,7 @@ func (s *Store) CreateUser(ctx context.Context, email, name, password string) (i
 	}
 	email = strings.ToLower(strings.TrimSpace(email))
 	var id int64
-	err = s.tx(ctx, func(tx *sql.Tx) error {
+	err = s.tx(ctx, func(tx *Tx) error {
 		var n int
 		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM users WHERE email = ?`, email).Scan(&n); err != nil {
 			return err
@@ -73,11 +73,7 @@ func (s *Store) CreateUser(ctx context.Context, email, name, password string) (i
 		if n > 0 {
 			return ErrEmailTaken
 		}
-		res, err := tx.ExecContext(ctx, `INSERT INTO users (email, name, password_hash) VALUES (?, ?, ?)`, email, name, hash)
-		if err != nil {
-			return err
-		}
-		id, err = res.LastInsertId()
+		err := tx.QueryRowContext(ctx, `INSERT INTO users (email, name, password_hash) VALUES (?, ?, ?) RETURNING id`, email, name, hash).Scan(&id)
 		return err
 	})
 	if err != nil && !errors.Is(err, ErrEmailTaken) {
@@ -185,7 +181,7 @@ func (s *Store) SetFlash(ctx context.Context, plain, msg string) error {
 // PopFlash returns the session's flash message and clears it.
 func (s *Store) PopFlash(ctx context.Context, plain string) (string, error) {
 	var msg string
-	err := s.tx(ctx, func(tx *sql.Tx) error {
+	err := s.tx(ctx, func(tx *Tx) error {
 		err := tx.QueryRowContext(ctx, `SELECT flash FROM sessions WHERE id_hash = ?`, hashSecret(plain)).Scan(&msg)
 		if errors.Is(err, sql.ErrNoRows) || (err == nil && msg == "") {
 			return nil

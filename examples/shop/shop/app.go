@@ -4,6 +4,7 @@
 package shop
 
 import (
+	"context"
 	"embed"
 	"html/template"
 	"io/fs"
@@ -11,6 +12,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/affordances-go/affordances/protocol"
@@ -76,6 +78,7 @@ func New(store *Store, opts Options) *App {
 	assets := http.NewServeMux()
 	assets.Handle("/static/", a.staticFiles())
 	assets.HandleFunc("/", a.notFound)
+	assets.HandleFunc("GET /healthz", a.health)
 	a.handler = a.site.Wrap(assets) // pages by the site; stylesheet and 404s by the mux
 	return a
 }
@@ -92,6 +95,20 @@ func (a *App) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// Every server error is logged, whoever answered it.
 		a.log.ErrorContext(r.Context(), "shop: server error", "method", r.Method, "path", r.URL.Path, "status", sw.status)
 	}
+}
+
+// health answers the load balancer: 200 when the database answers within
+// a second, 503 otherwise, so that an instance that lost its database is
+// taken out of rotation until it recovers by itself.
+func (a *App) health(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Cache-Control", "no-store")
+	ctx, cancel := context.WithTimeout(r.Context(), time.Second)
+	defer cancel()
+	if err := a.store.Ping(ctx); err != nil {
+		http.Error(w, "database unreachable", http.StatusServiceUnavailable)
+		return
+	}
+	w.Write([]byte("ok\n"))
 }
 
 // staticFiles serves the stylesheet and other files of static/. A path

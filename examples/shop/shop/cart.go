@@ -39,12 +39,6 @@ type CartLine struct {
 // MaxQty is the most of one SKU a cart holds.
 const MaxQty = 10
 
-type querier interface {
-	QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error)
-	QueryRowContext(ctx context.Context, q string, args ...any) *sql.Row
-	ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error)
-}
-
 // Cart returns the owner's cart (empty when it has none).
 func (s *Store) Cart(ctx context.Context, o CartOwner) (Cart, error) {
 	return cartOf(ctx, s.db, o)
@@ -78,7 +72,7 @@ func cartOf(ctx context.Context, q querier, o CartOwner) (Cart, error) {
 }
 
 // cartID returns the owner's cart id, creating the cart when create is set.
-func cartID(ctx context.Context, tx *sql.Tx, o CartOwner, create bool) (int64, error) {
+func cartID(ctx context.Context, tx *Tx, o CartOwner, create bool) (int64, error) {
 	var id int64
 	var err error
 	if o.UserID != 0 {
@@ -89,16 +83,12 @@ func cartID(ctx context.Context, tx *sql.Tx, o CartOwner, create bool) (int64, e
 	if !errors.Is(err, sql.ErrNoRows) || !create {
 		return id, err
 	}
-	var res sql.Result
 	if o.UserID != 0 {
-		res, err = tx.ExecContext(ctx, `INSERT INTO carts (user_id) VALUES (?)`, o.UserID)
+		err = tx.QueryRowContext(ctx, `INSERT INTO carts (user_id) VALUES (?) RETURNING id`, o.UserID).Scan(&id)
 	} else {
-		res, err = tx.ExecContext(ctx, `INSERT INTO carts (guest_hash) VALUES (?)`, o.GuestHash)
+		err = tx.QueryRowContext(ctx, `INSERT INTO carts (guest_hash) VALUES (?) RETURNING id`, o.GuestHash).Scan(&id)
 	}
-	if err != nil {
-		return 0, err
-	}
-	return res.LastInsertId()
+	return id, err
 }
 
 // ErrUnavailable wraps the reasons an action cannot be done right now; its
@@ -118,7 +108,7 @@ func (s *Store) AddToCart(ctx context.Context, o CartOwner, sku string, qty int)
 		return CartLine{}, errors.New("shop: AddToCart without a cart owner")
 	}
 	var line CartLine
-	err := s.tx(ctx, func(tx *sql.Tx) error {
+	err := s.tx(ctx, func(tx *Tx) error {
 		var stock int
 		err := tx.QueryRowContext(ctx, `SELECT stock FROM skus WHERE sku = ?`, sku).Scan(&stock)
 		if errors.Is(err, sql.ErrNoRows) {
@@ -165,7 +155,7 @@ func (s *Store) AddToCart(ctx context.Context, o CartOwner, sku string, qty int)
 
 // SetQuantity sets the quantity of a line; zero removes it.
 func (s *Store) SetQuantity(ctx context.Context, o CartOwner, sku string, qty int) error {
-	return s.tx(ctx, func(tx *sql.Tx) error {
+	return s.tx(ctx, func(tx *Tx) error {
 		id, err := cartID(ctx, tx, o, false)
 		if errors.Is(err, sql.ErrNoRows) || o.none() {
 			return unavailable("your cart is empty")
@@ -210,7 +200,7 @@ func (s *Store) MergeGuestCart(ctx context.Context, guestHash string, userID int
 	if guestHash == "" {
 		return nil
 	}
-	return s.tx(ctx, func(tx *sql.Tx) error {
+	return s.tx(ctx, func(tx *Tx) error {
 		guest, err := cartID(ctx, tx, CartOwner{GuestHash: guestHash}, false)
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil
@@ -222,11 +212,12 @@ func (s *Store) MergeGuestCart(ctx context.Context, guestHash string, userID int
 		if err != nil {
 			return err
 		}
+		least := tx.db.least()
 		if _, err := tx.ExecContext(ctx, `
 			INSERT INTO cart_items (cart_id, sku, qty)
-			SELECT ?, i.sku, min(i.qty, ?, k.stock) FROM cart_items i JOIN skus k ON k.sku = i.sku
+			SELECT ?, i.sku, `+least+`(i.qty, ?, k.stock) FROM cart_items i JOIN skus k ON k.sku = i.sku
 			WHERE i.cart_id = ? AND k.stock > 0
-			ON CONFLICT (cart_id, sku) DO UPDATE SET qty = min(cart_items.qty + excluded.qty, ?,
+			ON CONFLICT (cart_id, sku) DO UPDATE SET qty = `+least+`(cart_items.qty + excluded.qty, ?,
 				(SELECT stock FROM skus WHERE sku = excluded.sku))`, user, MaxQty, guest, MaxQty); err != nil {
 			return fmt.Errorf("merging carts: %w", err)
 		}

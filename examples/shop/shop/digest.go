@@ -3,7 +3,6 @@ package shop
 import (
 	"context"
 	"crypto/sha256"
-	"database/sql"
 	"encoding/hex"
 	"fmt"
 )
@@ -34,7 +33,7 @@ func (s *Store) StateDigest(ctx context.Context) (string, error) {
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-func digestRows(ctx context.Context, db *sql.DB, q string, h interface{ Write([]byte) (int, error) }) error {
+func digestRows(ctx context.Context, db querier, q string, h interface{ Write([]byte) (int, error) }) error {
 	rows, err := db.QueryContext(ctx, q)
 	if err != nil {
 		return err

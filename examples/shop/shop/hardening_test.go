@@ -206,3 +206,11 @@ func TestSignUp_CreatesAnAccountAndSignsIn(t *testing.T) {
 		t.Errorf("a short password: %d", code)
 	}
 }
+
+// The health endpoint answers when the database does.
+func TestHealth_AnswersWithTheDatabase(t *testing.T) {
+	ts := newTestShop(t)
+	if res, body := ts.client(t, "").do("GET", "/healthz", nil); res.StatusCode != 200 || body != "ok\n" {
+		t.Fatalf("healthy: %d %q", res.StatusCode, body)
+	}
+}

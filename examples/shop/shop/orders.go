@@ -37,8 +37,13 @@ func (o *Order) Cancellable() bool { return o.Status == "placed" }
 // comes second gets ErrUnavailable and nothing changes.
 func (s *Store) PlaceOrder(ctx context.Context, userID int64) (int64, error) {
 	var orderID int64
-	err := s.tx(ctx, func(tx *sql.Tx) error {
+	err := s.tx(ctx, func(tx *Tx) error {
 		owner := CartOwner{UserID: userID}
+		// Two orders of one person at once: the second waits for the
+		// first, then finds the cart empty.
+		if _, err := tx.ExecContext(ctx, `SELECT id FROM carts WHERE user_id = ?`+tx.db.forUpdate(), userID); err != nil {
+			return err
+		}
 		c, err := cartOf(ctx, tx, owner)
 		if err != nil {
 			return err
@@ -55,12 +60,8 @@ func (s *Store) PlaceOrder(ctx context.Context, userID int64) (int64, error) {
 				return unavailable("%s %s (%s, %s) sold out in the meantime: change your cart and try again", l.Product, l.SKU, l.Colour, l.Size)
 			}
 		}
-		res, err := tx.ExecContext(ctx, `INSERT INTO orders (user_id, status, total, currency, created_at) VALUES (?, 'placed', ?, ?, ?)`,
-			userID, c.Total.Amount, c.Total.Currency, s.now().Unix())
-		if err != nil {
-			return err
-		}
-		if orderID, err = res.LastInsertId(); err != nil {
+		if err := tx.QueryRowContext(ctx, `INSERT INTO orders (user_id, status, total, currency, created_at) VALUES (?, 'placed', ?, ?, ?) RETURNING id`,
+			userID, c.Total.Amount, c.Total.Currency, s.now().Unix()).Scan(&orderID); err != nil {
 			return err
 		}
 		for _, l := range c.Lines {
@@ -113,7 +114,8 @@ func orderOf(ctx context.Context, q querier, userID, id int64) (*Order, error) {
 		return nil, fmt.Errorf("reading order %d: %w", id, err)
 	}
 	o.CreatedAt = time.Unix(at, 0).UTC()
-	rows, err := q.QueryContext(ctx, `SELECT sku, name, colour, size, qty, price FROM order_items WHERE order_id = ? ORDER BY rowid`, id)
+	rows, err := q.QueryContext(ctx, `SELECT i.sku, i.name, i.colour, i.size, i.qty, i.price FROM order_items i LEFT JOIN skus k ON k.sku = i.sku
+		WHERE i.order_id = ? ORDER BY k.product_id, k.position, i.sku`, id)
 	if err != nil {
 		return nil, err
 	}
@@ -131,7 +133,7 @@ func orderOf(ctx context.Context, q querier, userID, id int64) (*Order, error) {
 // CancelOrder cancels an order that has not shipped and puts its items
 // back in stock, in one transaction.
 func (s *Store) CancelOrder(ctx context.Context, userID, id int64) error {
-	return s.tx(ctx, func(tx *sql.Tx) error {
+	return s.tx(ctx, func(tx *Tx) error {
 		o, err := orderOf(ctx, tx, userID, id)
 		if err != nil {
 			return err

@@ -2,7 +2,6 @@ package shop
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"strings"
 )
@@ -102,14 +101,13 @@ func (s *Store) Seed(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return s.tx(ctx, func(tx *sql.Tx) error {
+	return s.tx(ctx, func(tx *Tx) error {
 		for _, p := range catalog {
-			res, err := tx.ExecContext(ctx, `INSERT INTO products (slug, name, description, price, currency) VALUES (?, ?, ?, ?, 'EUR')`,
-				p.slug, p.name, p.description, p.price)
-			if err != nil {
+			var id int64
+			if err := tx.QueryRowContext(ctx, `INSERT INTO products (slug, name, description, price, currency) VALUES (?, ?, ?, ?, 'EUR') RETURNING id`,
+				p.slug, p.name, p.description, p.price).Scan(&id); err != nil {
 				return err
 			}
-			id, _ := res.LastInsertId()
 			pos := 0
 			for _, c := range p.colours {
 				for _, sz := range p.sizes {

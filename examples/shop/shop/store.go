@@ -13,16 +13,20 @@ import (
 // that writes does so in one transaction, so a call either fully happens or
 // not at all.
 type Store struct {
-	db *sql.DB
+	db  conn // the store's queries
+	raw *DB  // for transactions
 	// PasswordIterations is the PBKDF2-SHA256 work factor for new password
 	// hashes. Verification reads the factor stored with each hash.
 	PasswordIterations int
 	now                func() time.Time
 }
 
-// NewStore returns a store over an open database.
-func NewStore(db *sql.DB) *Store {
-	return &Store{db: db, PasswordIterations: 600_000, now: time.Now}
+// Ping reports whether the database answers.
+func (s *Store) Ping(ctx context.Context) error { return s.raw.PingContext(ctx) }
+
+// NewStore returns a store over an open database (see Open).
+func NewStore(db *DB) *Store {
+	return &Store{db: conn{db}, raw: db, PasswordIterations: 600_000, now: time.Now}
 }
 
 // ErrNotFound is returned for a product, order or token that does not
@@ -45,16 +49,16 @@ func (m Money) String() string {
 	return fmt.Sprintf("%s%d.%02d %s", sign, a/100, a%100, m.Currency)
 }
 
-func (s *Store) tx(ctx context.Context, f func(*sql.Tx) error) error {
-	tx, err := s.db.BeginTx(ctx, nil)
+func (s *Store) tx(ctx context.Context, f func(*Tx) error) error {
+	t, err := s.raw.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
-	if err := f(tx); err != nil {
-		tx.Rollback()
+	if err := f(&Tx{tx: t, db: s.raw}); err != nil {
+		t.Rollback()
 		return err
 	}
-	return tx.Commit()
+	return t.Commit()
 }
 
 // ProductSummary is a product as the catalog lists it.

@@ -1,0 +1,97 @@
+package shop
+
+import (
+	"context"
+	"database/sql"
+	"strconv"
+	"strings"
+)
+
+// DB is the store's database: SQLite (the default, embedded) or
+// PostgreSQL (for several instances), behind one set of queries. Queries
+// are written with ? placeholders; on PostgreSQL they are rewritten to $n.
+type DB struct {
+	*sql.DB
+	postgres bool
+}
+
+// Postgres reports whether the database is PostgreSQL.
+func (db *DB) Postgres() bool { return db.postgres }
+
+// querier is what a query needs: the database or a transaction.
+type querier interface {
+	ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, q string, args ...any) *sql.Row
+}
+
+// conn runs the store's queries on the database.
+type conn struct{ db *DB }
+
+func (c conn) ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	return c.db.DB.ExecContext(ctx, c.db.rebind(q), args...)
+}
+func (c conn) QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	return c.db.DB.QueryContext(ctx, c.db.rebind(q), args...)
+}
+func (c conn) QueryRowContext(ctx context.Context, q string, args ...any) *sql.Row {
+	return c.db.DB.QueryRowContext(ctx, c.db.rebind(q), args...)
+}
+
+// Tx is a transaction of the store, with the same queries.
+type Tx struct {
+	tx *sql.Tx
+	db *DB
+}
+
+func (t *Tx) ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	return t.tx.ExecContext(ctx, t.db.rebind(q), args...)
+}
+func (t *Tx) QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	return t.tx.QueryContext(ctx, t.db.rebind(q), args...)
+}
+func (t *Tx) QueryRowContext(ctx context.Context, q string, args ...any) *sql.Row {
+	return t.tx.QueryRowContext(ctx, t.db.rebind(q), args...)
+}
+
+// rebind rewrites ? placeholders (outside quoted text) to $1, $2… for
+// PostgreSQL.
+func (db *DB) rebind(q string) string {
+	if !db.postgres || !strings.Contains(q, "?") {
+		return q
+	}
+	var b strings.Builder
+	n := 0
+	quoted := false
+	for i := 0; i < len(q); i++ {
+		c := q[i]
+		switch {
+		case c == '\'':
+			quoted = !quoted
+		case c == '?' && !quoted:
+			n++
+			b.WriteString("$" + strconv.Itoa(n))
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+// least is the SQL function of the smallest of its arguments.
+func (db *DB) least() string {
+	if db.postgres {
+		return "least"
+	}
+	return "min"
+}
+
+// forUpdate locks the rows a transaction reads, where the database has
+// row locks (PostgreSQL); SQLite's transactions take the database's write
+// lock at their start instead.
+func (db *DB) forUpdate() string {
+	if db.postgres {
+		return " FOR UPDATE"
+	}
+	return ""
+}

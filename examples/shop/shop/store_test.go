@@ -1,0 +1,166 @@
+package shop_test
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/affordances-go/affordances/examples/shop/shop"
+	"github.com/affordances-go/affordances/internal/servers"
+	"github.com/affordances-go/affordances/site"
+)
+
+// backends runs a test on a fresh, seeded store on each database: SQLite
+// and PostgreSQL (a real server on a free loopback port).
+func backends(t *testing.T, test func(t *testing.T, s *shop.Store)) {
+	open := map[string]func(t *testing.T) string{
+		"sqlite":   func(t *testing.T) string { return filepath.Join(t.TempDir(), "shop.db") },
+		"postgres": func(t *testing.T) string { return servers.StartPostgres(t).URL },
+	}
+	for _, name := range []string{"sqlite", "postgres"} {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			db, err := shop.Open(ctx, open[name](t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			s := shop.NewStore(db)
+			s.PasswordIterations = 1000
+			if err := s.Seed(ctx); err != nil {
+				t.Fatal(err)
+			}
+			test(t, s)
+		})
+	}
+}
+
+// The store's suite, on both databases.
+func TestStore_OnEveryDatabase(t *testing.T) {
+	backends(t, func(t *testing.T, s *shop.Store) {
+		ctx := context.Background()
+		// Catalog and search, with LIKE's wildcards escaped.
+		if _, n, err := s.Catalog(ctx, "", 0, 8); err != nil || n != 14 {
+			t.Fatalf("catalog: %d %v", n, err)
+		}
+		if _, n, _ := s.Catalog(ctx, "%", 0, 8); n != 0 {
+			t.Errorf("%% matched %d products", n)
+		}
+		// Accounts, sessions, tokens.
+		id, err := s.CreateUser(ctx, "Grace@example.com", "Grace", "a long password")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.CreateUser(ctx, "grace@example.com", "Again", "another one"); !errors.Is(err, shop.ErrEmailTaken) {
+			t.Errorf("a second account for an email: %v", err)
+		}
+		if u, err := s.Authenticate(ctx, "GRACE@example.com", "a long password"); err != nil || u.ID != id {
+			t.Fatalf("sign in: %v", err)
+		}
+		sess, _ := s.CreateSession(ctx, id)
+		if u, err := s.Session(ctx, sess); err != nil || u.ID != id {
+			t.Fatalf("session: %v", err)
+		}
+		tok, _ := s.CreateToken(ctx, id, "agent")
+		if u, _, err := s.TokenUser(ctx, tok); err != nil || u.ID != id {
+			t.Fatalf("token: %v", err)
+		}
+		// A guest's cart is merged at sign-in, capped by the stock.
+		guest := shop.CartOwner{GuestHash: "g1"}
+		if _, err := s.AddToCart(ctx, guest, "TEE-BLK-M", 2); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.AddToCart(ctx, shop.CartOwner{UserID: id}, "TEE-BLK-M", 1); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.MergeGuestCart(ctx, "g1", id); err != nil {
+			t.Fatal(err)
+		}
+		if c, _ := s.Cart(ctx, shop.CartOwner{UserID: id}); c.Count != 3 {
+			t.Errorf("merged cart: %d items", c.Count)
+		}
+		// An order takes the stock and empties the cart, in one go.
+		before, _ := s.Stock(ctx, "TEE-BLK-M")
+		oid, err := s.PlaceOrder(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if after, _ := s.Stock(ctx, "TEE-BLK-M"); after != before-3 {
+			t.Errorf("stock %d after an order of 3 from %d", after, before)
+		}
+		if o, err := s.Order(ctx, id, oid); err != nil || len(o.Items) != 1 || o.Items[0].Qty != 3 {
+			t.Errorf("order: %+v %v", o, err)
+		}
+		if _, err := s.PlaceOrder(ctx, id); err == nil {
+			t.Error("an order of an empty cart")
+		}
+		// Approvals change state once.
+		ap := s.Approvals()
+		a := site.Approval{ID: "ap1", Account: "user:1", Page: "/checkout", Action: "placeOrder", Summary: "x", State: site.ApprovalPending, Expires: time.Now().Add(time.Minute)}
+		if err := ap.Create(ctx, a); err != nil {
+			t.Fatal(err)
+		}
+		if err := ap.Use(ctx, "ap1"); !errors.Is(err, site.ErrApprovalDecided) {
+			t.Errorf("using a pending approval: %v", err)
+		}
+		if err := ap.Decide(ctx, "ap1", true); err != nil {
+			t.Fatal(err)
+		}
+		if err := ap.Use(ctx, "ap1"); err != nil {
+			t.Fatal(err)
+		}
+		if err := ap.Use(ctx, "ap1"); !errors.Is(err, site.ErrApprovalDecided) {
+			t.Errorf("using an approval twice: %v", err)
+		}
+		if _, err := ap.Get(ctx, "nope"); !errors.Is(err, site.ErrNoApproval) {
+			t.Errorf("a missing approval: %v", err)
+		}
+	})
+}
+
+// Buyers racing for the last units never oversell, on either database.
+func TestStore_ConcurrentOrdersNeverOversell(t *testing.T) {
+	backends(t, func(t *testing.T, s *shop.Store) {
+		ctx := context.Background()
+		const sku, buyers = "TEE-WHI-S", 20 // 8 in stock
+		ids := make([]int64, buyers)
+		for i := range ids {
+			id, err := s.CreateUser(ctx, "b"+itoaTest(i)+"@example.com", "B", "a long password")
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids[i] = id
+			if _, err := s.AddToCart(ctx, shop.CartOwner{UserID: id}, sku, 1); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		placed := 0
+		for _, id := range ids {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				_, err := s.PlaceOrder(ctx, id)
+				var u *shop.ErrUnavailable
+				switch {
+				case err == nil:
+					mu.Lock()
+					placed++
+					mu.Unlock()
+				case !errors.As(err, &u):
+					t.Errorf("order: %v", err)
+				}
+			}()
+		}
+		wg.Wait()
+		if stock, _ := s.Stock(ctx, sku); placed != 8 || stock != 0 {
+			t.Errorf("%d orders, stock %d: want 8 and 0", placed, stock)
+		}
+	})
+}
+
+func itoaTest(i int) string { return string(rune('a'+i/26)) + string(rune('a'+i%26)) }
