@@ -20,20 +20,24 @@ import (
 	"time"
 
 	"github.com/affordances-go/affordances/examples/shop/shop"
+	"github.com/affordances-go/affordances/site/ratelimit/redislimit"
+	"github.com/redis/go-redis/v9"
 )
 
 func main() {
 	addr := flag.String("addr", "127.0.0.1:8080", "address to listen on, HOST:PORT")
 	dbPath := flag.String("db", "shop.db", "the SQLite database's path (created and seeded when missing), or a postgres:// URL")
+	redisURL := flag.String("redis", "", "a redis:// URL: count rate limits in Redis, shared by every instance (default: in memory)")
+	failClosed := flag.Bool("limiter-fail-closed", false, "deny calls (429) while Redis is unreachable, instead of allowing and counting them")
 	approvals := flag.Bool("approvals", true, "placeOrder and cancelOrder need the person's approval on the site; false: plain v0 confirmation everywhere")
 	flag.Parse()
-	if err := run(*addr, *dbPath, *approvals); err != nil {
+	if err := run(*addr, *dbPath, *approvals, *redisURL, *failClosed); err != nil {
 		fmt.Fprintln(os.Stderr, "shop:", err)
 		os.Exit(1)
 	}
 }
 
-func run(addr, dbPath string, approvals bool) error {
+func run(addr, dbPath string, approvals bool, redisURL string, failClosed bool) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
@@ -56,9 +60,19 @@ func run(addr, dbPath string, approvals bool) error {
 	}
 
 	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	opts := shop.Options{Logger: logger, NoApprovals: !approvals, LimiterFailClosed: failClosed}
+	if redisURL != "" {
+		ro, err := redis.ParseURL(redisURL)
+		if err != nil {
+			return fmt.Errorf("-redis: %w", err)
+		}
+		rdb := redis.NewClient(ro)
+		defer rdb.Close()
+		opts.Limiter = redislimit.New(rdb, nil)
+	}
 	srv := &http.Server{
 		Addr:              addr,
-		Handler:           shop.New(store, shop.Options{Logger: logger, NoApprovals: !approvals}),
+		Handler:           shop.New(store, opts),
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       15 * time.Second,
 		WriteTimeout:      30 * time.Second,

@@ -47,6 +47,10 @@ type Options struct {
 	// DefaultLimit overrides the site's default rate limit per caller and
 	// action (benchmarks raise it).
 	DefaultLimit ratelimit.Limit
+	// Limiter counts calls; several instances share one (Redis). Default:
+	// in memory. LimiterFailClosed denies calls while it fails.
+	Limiter           ratelimit.Limiter
+	LimiterFailClosed bool
 	// NoApprovals starts the shop with plain v0 confirmation everywhere:
 	// placeOrder and cancelOrder then run for an agent on confirm: true,
 	// without the person's approval on the site (for tools and benchmarks
@@ -61,16 +65,18 @@ func New(store *Store, opts Options) *App {
 		a.log = slog.Default()
 	}
 	a.site = site.New(site.Options{
-		Name:         "Heavyweight Supply",
-		Auth:         site.AuthFunc(a.authenticate),
-		AuthModes:    []protocol.AuthMode{protocol.AuthCookie, protocol.AuthBearer},
-		Logger:       opts.Logger,
-		Origins:      opts.Origins,
-		DefaultLimit: opts.DefaultLimit,
-		NotFound:     http.HandlerFunc(a.notFound),
-		ConfirmView:  template.Must(template.New("confirm.html").ParseFS(templateFS, "templates/confirm.html")),
-		Approvals:    store.Approvals(),
-		SignInURL:    "/login",
+		Name:              "Heavyweight Supply",
+		Auth:              site.AuthFunc(a.authenticate),
+		AuthModes:         []protocol.AuthMode{protocol.AuthCookie, protocol.AuthBearer},
+		Logger:            opts.Logger,
+		Origins:           opts.Origins,
+		DefaultLimit:      opts.DefaultLimit,
+		Limiter:           opts.Limiter,
+		LimiterFailClosed: opts.LimiterFailClosed,
+		NotFound:          http.HandlerFunc(a.notFound),
+		ConfirmView:       template.Must(template.New("confirm.html").ParseFS(templateFS, "templates/confirm.html")),
+		Approvals:         store.Approvals(),
+		SignInURL:         "/login",
 	})
 	a.register()
 	// Agents in MCP hosts reach the same actions at /mcp.

@@ -1,0 +1,318 @@
+package cluster_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/affordances-go/affordances/examples/shop/shop"
+	"github.com/affordances-go/affordances/internal/servers"
+	"github.com/affordances-go/affordances/protocol"
+	"github.com/affordances-go/affordances/site/ratelimit"
+	"github.com/affordances-go/affordances/site/ratelimit/redislimit"
+)
+
+// instance is one store process: its own database pool, Redis client and
+// limiter, and its own listener.
+type instance struct {
+	name  string
+	url   string
+	app   *shop.App
+	store *shop.Store
+}
+
+type cluster struct {
+	pg        *servers.Postgres
+	redis     *servers.Redis
+	instances []*instance // two fail-open instances
+	closed    *instance   // a third, fail-closed, for the outage
+	proxy     string      // nginx
+	token     string      // a bearer token of the demo account
+}
+
+// limit is the cluster's limit per caller and action: a burst of 5, one
+// more call every 400 ms.
+var limit = ratelimit.Limit{Rate: 5, Per: 2 * time.Second, Burst: 5}
+
+func startCluster(t *testing.T) *cluster {
+	c := &cluster{pg: servers.StartPostgres(t), redis: servers.StartRedis(t)}
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	start := func(name string, failClosed bool) *instance {
+		ctx := context.Background()
+		db, err := shop.Open(ctx, c.pg.URL)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		t.Cleanup(func() { db.Close() })
+		store := shop.NewStore(db)
+		store.PasswordIterations = 1000
+		if err := store.Seed(ctx); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		rdb := redis.NewClient(&redis.Options{Addr: c.redis.Addr, MaxRetries: -1, DialTimeout: 200 * time.Millisecond})
+		t.Cleanup(func() { rdb.Close() })
+		app := shop.New(store, shop.Options{Logger: quiet, NoApprovals: true, DefaultLimit: limit,
+			Limiter: redislimit.New(rdb, nil), LimiterFailClosed: failClosed})
+		srv := httptest.NewUnstartedServer(app)
+		srv.Config.ReadHeaderTimeout, srv.Config.WriteTimeout = 5*time.Second, 10*time.Second
+		srv.Start()
+		t.Cleanup(srv.Close)
+		return &instance{name: name, url: srv.URL, app: app, store: store}
+	}
+	c.instances = []*instance{start("instance A", false), start("instance B", false)}
+	c.closed = start("instance C (fail-closed)", true)
+	conf, err := os.ReadFile("nginx.conf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ups := ""
+	for _, in := range c.instances {
+		ups += "server " + strings.TrimPrefix(in.url, "http://") + ";\n"
+	}
+	c.proxy = "http://" + servers.StartNginx(t, strings.Replace(string(conf), "{{UPSTREAMS}}", ups, 1)).Addr
+	demo, err := c.instances[0].store.UserByEmail(context.Background(), shop.DemoEmail)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.token, err = c.instances[0].store.CreateToken(context.Background(), demo, "cluster"); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// get sends a GET with an Accept header and returns the status, the
+// Content-Type, the cache status and the body.
+func get(t *testing.T, u, accept string) (int, string, string, string) {
+	req, _ := http.NewRequest("GET", u, nil)
+	if accept != "" {
+		req.Header.Set("Accept", accept)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("GET %s: %v", u, err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return res.StatusCode, res.Header.Get("Content-Type"), res.Header.Get("X-Cache-Status"), string(b)
+}
+
+// call posts a call with a bearer token and returns the status, the
+// delta's code and the Retry-After.
+func call(t *testing.T, base, token, path, body string) (int, string, string) {
+	req, _ := http.NewRequest("POST", base+path, strings.NewReader(body))
+	req.Header.Set("Content-Type", protocol.MediaType)
+	req.Header.Set("Authorization", "Bearer "+token)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, err.Error(), ""
+	}
+	defer res.Body.Close()
+	var d protocol.Delta
+	json.NewDecoder(res.Body).Decode(&d)
+	code := "ok"
+	if d.Error != nil {
+		code = string(d.Error.Code)
+	}
+	return res.StatusCode, code, res.Header.Get("Retry-After")
+}
+
+func figure(format string, args ...any) { fmt.Printf("cluster: "+format+"\n", args...) }
+
+func TestCluster(t *testing.T) {
+	c := startCluster(t)
+
+	t.Run("1 shared cache serves each its own representation", func(t *testing.T) {
+		wrong, hits := 0, 0
+		paths := []string{"/", "/products/heavyweight-tee", "/products/canvas-tote", "/cart"}
+		for i := range 1000 {
+			p := paths[i%len(paths)]
+			switch i % 3 {
+			case 0: // a browser
+				_, ct, cache, _ := get(t, c.proxy+p, "text/html,application/xhtml+xml,*/*;q=0.8")
+				if !strings.HasPrefix(ct, "text/html") {
+					wrong++
+					t.Errorf("a browser got %s for %s (cache %s)", ct, p, cache)
+				}
+				if cache == "HIT" {
+					hits++
+				}
+			case 1: // an agent, by header
+				_, ct, _, body := get(t, c.proxy+p, protocol.MediaType)
+				if ct != protocol.MediaType || !strings.HasPrefix(body, `{"v":"0"`) {
+					wrong++
+					t.Errorf("an agent got %s for %s", ct, p)
+				}
+			case 2: // an agent, by ?affordances=1
+				_, ct, _, _ := get(t, c.proxy+p+"?affordances=1", "*/*")
+				if ct != protocol.MediaType {
+					wrong++
+					t.Errorf("an agent (alias) got %s for %s", ct, p)
+				}
+			}
+		}
+		figure("shared cache: 1000 requests, %d of the wrong kind, %d cache hits for browsers", wrong, hits)
+		if hits == 0 {
+			t.Error("the cache never served a hit")
+		}
+	})
+
+	t.Run("2 one limit across instances", func(t *testing.T) {
+		body := `{"action":"addToCart","input":{"sku":"HOOD-GRE-M"}}`
+		allowed, retry := 0, ""
+		for i := range 8 {
+			in := c.instances[i%2]
+			code, dcode, ra := call(t, in.url, c.token, "/products/everyday-hoodie", body)
+			switch {
+			case code == 200:
+				allowed++
+			case code == 429 && dcode == "rate_limited":
+				retry = ra
+			default:
+				t.Fatalf("%s: %d %s", in.name, code, dcode)
+			}
+		}
+		figure("one limit: 8 calls over 2 instances, %d allowed (limit: a burst of %d), then 429 with Retry-After %s", allowed, limit.Burst, retry)
+		if allowed != limit.Burst || retry == "" {
+			t.Fatalf("allowed %d, Retry-After %q", allowed, retry)
+		}
+		s, _ := strconv.Atoi(retry)
+		time.Sleep(time.Duration(s) * time.Second)
+		if code, dcode, _ := call(t, c.instances[1].url, c.token, "/products/everyday-hoodie", body); code != 200 {
+			t.Errorf("after waiting Retry-After: %d %s", code, dcode)
+		}
+	})
+
+	t.Run("3 no lost or doubled writes", func(t *testing.T) {
+		ctx := context.Background()
+		const sku, buyers = "TEE-WHI-S", 64
+		store := c.instances[0].store
+		before, _ := store.Stock(ctx, sku)
+		tokens := make([]string, buyers)
+		for i := range tokens {
+			id, err := store.CreateUser(ctx, fmt.Sprintf("buyer%d@example.com", i), "Buyer", "a long password")
+			if err != nil {
+				t.Fatal(err)
+			}
+			tokens[i], _ = store.CreateToken(ctx, id, "race")
+		}
+		var mu sync.Mutex
+		statuses := map[int]int{}
+		sold := 0
+		var wg sync.WaitGroup
+		for i, tok := range tokens {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				in := c.instances[i%2]
+				a, _, _ := call(t, in.url, tok, "/products/heavyweight-tee", `{"action":"addToCart","input":{"sku":"`+sku+`"}}`)
+				o, _, _ := call(t, c.instances[(i+1)%2].url, tok, "/checkout", `{"action":"placeOrder","confirm":true}`)
+				mu.Lock()
+				defer mu.Unlock()
+				statuses[a]++
+				statuses[o]++
+				if o == 200 {
+					sold++
+				}
+			}()
+		}
+		wg.Wait()
+		after, _ := store.Stock(ctx, sku)
+		fivexx := 0
+		for code, n := range statuses {
+			if code >= 500 || code == 0 {
+				fivexx += n
+			}
+		}
+		figure("writes: %d buyers over 2 instances for %d in stock: %d orders, stock %d → %d, %d 5xx (statuses %v)", buyers, before, sold, before, after, fivexx, statuses)
+		if sold != before-after || after < 0 || fivexx != 0 {
+			t.Errorf("sold %d, stock %d → %d, %d 5xx", sold, before, after, fivexx)
+		}
+	})
+
+	t.Run("4 redis outage", func(t *testing.T) {
+		body := `{"action":"addToCart","input":{"sku":"CAP-NAV-ONESIZE"}}`
+		tok := c.token
+		faultsBefore := c.instances[0].app.Site().LimiterFaults() + c.instances[1].app.Site().LimiterFaults()
+		c.redis.Stop()
+		ok, fivexx := 0, 0 // ok: the limiter let the call through (200, or 409 for a full cart line)
+		for i := range 20 {
+			code, _, _ := call(t, c.instances[i%2].url, tok, "/products/baseball-cap", body)
+			if code == 200 || code == 409 {
+				ok++
+			}
+			if code >= 500 || code == 0 {
+				fivexx++
+			}
+		}
+		faults := c.instances[0].app.Site().LimiterFaults() + c.instances[1].app.Site().LimiterFaults() - faultsBefore
+		closedCode, _, _ := call(t, c.closed.url, tok, "/products/baseball-cap", body)
+		figure("redis down: 20 calls fail-open, %d let through, %d 5xx, %d faults counted; fail-closed answers %d", ok, fivexx, faults, closedCode)
+		if ok != 20 || fivexx != 0 || faults < 20 || closedCode != 429 {
+			t.Errorf("ok %d, 5xx %d, faults %d, fail-closed %d", ok, fivexx, faults, closedCode)
+		}
+		c.redis.Start()
+		limited := 0
+		for i := range 10 {
+			if code, _, _ := call(t, c.instances[i%2].url, tok, "/products/baseball-cap", body); code == 429 {
+				limited++
+			}
+		}
+		figure("redis back: 10 calls, %d limited again (no restart of the instances)", limited)
+		if limited == 0 {
+			t.Error("the limit does not apply after Redis came back")
+		}
+	})
+
+	t.Run("5 postgres restart", func(t *testing.T) {
+		ctx := context.Background()
+		store := c.instances[0].store
+		stockBefore, _ := store.Stock(ctx, "TEE-OLI-M")
+		c.pg.Stop()
+		var slowest time.Duration
+		codes := map[int]int{}
+		for i := range 10 {
+			start := time.Now()
+			code, _, _ := call(t, c.instances[i%2].url, c.token, "/products/heavyweight-tee", `{"action":"addToCart","input":{"sku":"TEE-OLI-M"}}`)
+			slowest = max(slowest, time.Since(start))
+			codes[code]++
+			st, _, _, _ := get(t, c.instances[i%2].url+"/healthz", "")
+			codes[st]++
+		}
+		figure("postgres down: 10 calls and 10 health checks, statuses %v, slowest call %s", codes, slowest.Round(time.Millisecond))
+		if slowest > 6*time.Second || codes[200] != 0 {
+			t.Errorf("during the outage: %v, slowest %s", codes, slowest)
+		}
+		c.pg.Start()
+		recovered := time.Duration(0)
+		start := time.Now()
+		for time.Since(start) < 30*time.Second {
+			if st, _, _, _ := get(t, c.instances[0].url+"/healthz", ""); st == 200 {
+				if st2, _, _, _ := get(t, c.instances[1].url+"/healthz", ""); st2 == 200 {
+					recovered = time.Since(start)
+					break
+				}
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		stockAfter, _ := store.Stock(ctx, "TEE-OLI-M")
+		figure("postgres back: both instances healthy after %s, stock %d → %d (nothing half written)", recovered.Round(time.Millisecond), stockBefore, stockAfter)
+		if recovered == 0 || stockAfter != stockBefore {
+			t.Errorf("recovered after %s, stock %d → %d", recovered, stockBefore, stockAfter)
+		}
+		if code, dcode, _ := call(t, c.instances[1].url, c.token, "/products/heavyweight-tee", `{"action":"addToCart","input":{"sku":"TEE-OLI-M"}}`); code != 200 && code != 429 {
+			t.Errorf("a call after the restart: %d %s", code, dcode)
+		}
+	})
+}
