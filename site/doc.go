@@ -82,6 +82,7 @@
 //	maxItems      slices             maxItems:"20"
 //	enum          strings, numbers   enum:"S,M,L" (comma-separated)
 //	default       any field          default:"1" (documentation and form pre-fill only)
+//	example       any field          example:"TEE-BLK-M" (shown to agents; messages say "must look like" it)
 //	required      any field          required:"false"
 //
 // A field is required unless its json tag has omitempty or omitzero, it is

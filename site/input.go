@@ -29,7 +29,7 @@ func (a *action) check(v any) []protocol.Issue {
 		if !errors.As(err, &ve) {
 			return []protocol.Issue{{Path: "", Message: "the input could not be validated", Keyword: "type"}}
 		}
-		issues = schemaIssues(ve, issues)
+		issues = schemaIssues(ve, a.input, issues)
 	}
 	issues = a.cases.check(v, "", issues)
 	// Validation visits object members in map order: sort for a stable answer.
@@ -45,23 +45,35 @@ func (a *action) check(v any) []protocol.Issue {
 // schemaIssues flattens a validation error into one issue per failed
 // keyword. A missing or unknown property gets an issue of its own, whose
 // path names the property, so that a form can point at the field.
-func schemaIssues(ve *jsonschema.ValidationError, out []protocol.Issue) []protocol.Issue {
+//
+// Messages are plain words ([plainMessage]); root, the action's input
+// schema, explains patterns and lists the fields an object takes.
+func schemaIssues(ve *jsonschema.ValidationError, root *schema.Schema, out []protocol.Issue) []protocol.Issue {
 	if len(ve.Causes) > 0 {
 		for _, c := range ve.Causes {
-			out = schemaIssues(c, out)
+			out = schemaIssues(c, root, out)
 		}
 		return out
 	}
 	at := pointer(ve.InstanceLocation)
+	s := subschema(root, ve.InstanceLocation)
 	switch k := ve.ErrorKind.(type) {
 	case *kind.Required:
 		for _, m := range k.Missing {
-			out = append(out, protocol.Issue{Path: at + "/" + escapePointer(m), Message: "is required", Keyword: "required"})
+			out = append(out, protocol.Issue{Path: at + "/" + escapePointer(m), Message: "required", Keyword: "required"})
 		}
 		return out
 	case *kind.AdditionalProperties:
+		msg := "is not a field of this input"
+		if s != nil && len(s.Properties) > 0 {
+			names := make([]string, len(s.Properties))
+			for i, p := range s.Properties {
+				names[i] = p.Name
+			}
+			msg = "is not a field here; the fields are " + strings.Join(names, ", ")
+		}
 		for _, p := range k.Properties {
-			out = append(out, protocol.Issue{Path: at + "/" + escapePointer(p), Message: "is not a property of this input", Keyword: "additionalProperties"})
+			out = append(out, protocol.Issue{Path: at + "/" + escapePointer(p), Message: msg, Keyword: "additionalProperties"})
 		}
 		return out
 	}
@@ -69,7 +81,7 @@ func schemaIssues(ve *jsonschema.ValidationError, out []protocol.Issue) []protoc
 	if path := ve.ErrorKind.KeywordPath(); len(path) > 0 {
 		kw = path[len(path)-1]
 	}
-	return append(out, protocol.Issue{Path: at, Message: ve.ErrorKind.LocalizedString(printer), Keyword: kw})
+	return append(out, protocol.Issue{Path: at, Message: plainMessage(ve.ErrorKind, s), Keyword: kw})
 }
 
 // pointer writes an instance location as a JSON Pointer.

@@ -193,7 +193,7 @@ func applyTags(s *Schema, f reflect.StructField) error {
 	numeric := typ == "integer" || typ == "number"
 	parse := func(key string, v string) (any, error) { return parseValue(typ, key, v) }
 	for _, key := range []string{"title", "description", "format", "pattern", "minimum", "maximum",
-		"minLength", "maxLength", "minItems", "maxItems", "enum", "default"} {
+		"minLength", "maxLength", "minItems", "maxItems", "enum", "default", "example"} {
 		v, ok := f.Tag.Lookup(key)
 		if !ok {
 			continue
@@ -270,6 +270,17 @@ func applyTags(s *Schema, f reflect.StructField) error {
 				return err
 			}
 			s.Default = x
+		case "example":
+			x, err := parse(key, v)
+			if err != nil {
+				return err
+			}
+			s.Examples = []any{x}
+		}
+	}
+	if len(s.Examples) == 1 && s.Pattern != "" {
+		if ex, ok := s.Examples[0].(string); ok && !regexp.MustCompile(s.Pattern).MatchString(ex) {
+			return fmt.Errorf("example %q does not match pattern %q", ex, s.Pattern)
 		}
 	}
 	if s.Minimum != nil && s.Maximum != nil && *s.Minimum > *s.Maximum {

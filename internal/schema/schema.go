@@ -34,6 +34,7 @@ type Schema struct {
 	Required             []string   `json:"required,omitempty"`
 	AdditionalProperties *Schema    `json:"additionalProperties,omitempty"`
 	Default              any        `json:"default,omitempty"`
+	Examples             []any      `json:"examples,omitempty"`
 
 	// False makes the schema the boolean schema false, which nothing
 	// satisfies; it is how additionalProperties forbids unknown names.

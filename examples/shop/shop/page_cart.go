@@ -10,13 +10,13 @@ import (
 
 // SetQuantity is the input of setQuantity.
 type SetQuantity struct {
-	SKU string `json:"sku" description:"the SKU of the cart line" pattern:"^[A-Z0-9-]{3,40}$"`
+	SKU string `json:"sku" description:"the SKU of the cart line" pattern:"^[A-Z0-9-]{3,40}$" example:"TEE-BLK-M"`
 	Qty int    `json:"qty" description:"the new quantity; 0 removes the line" minimum:"0" maximum:"10"`
 }
 
 // RemoveFromCart is the input of removeFromCart.
 type RemoveFromCart struct {
-	SKU string `json:"sku" description:"the SKU of the cart line" pattern:"^[A-Z0-9-]{3,40}$"`
+	SKU string `json:"sku" description:"the SKU of the cart line" pattern:"^[A-Z0-9-]{3,40}$" example:"TEE-BLK-M"`
 }
 
 // cartNotEmpty is the guard of the actions on the whole cart, on the cart

@@ -33,7 +33,7 @@ func ProductMD(prod *Product) string {
 
 // AddToCart is the input of addToCart.
 type AddToCart struct {
-	SKU string `json:"sku" description:"the SKU of the colour and size to add, such as TEE-BLK-M" pattern:"^[A-Z0-9-]{3,40}$"`
+	SKU string `json:"sku" description:"the SKU of the colour and size to add" pattern:"^[A-Z0-9-]{3,40}$" example:"TEE-BLK-M"`
 	Qty int    `json:"qty,omitempty" description:"how many (default 1)" minimum:"1" maximum:"10" default:"1"`
 }
 
