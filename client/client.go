@@ -146,6 +146,11 @@ func IsCode(err error, code protocol.ErrorCode) bool {
 	return errors.As(err, &e) && e.Code == code
 }
 
+// ErrNotDocument is wrapped by the errors of answers that are not the
+// Affordances document asked for: another media type, or JSON that does
+// not read as one. The URL is likely not a page of an Affordances site.
+var ErrNotDocument = errors.New("not an Affordances document")
+
 // ErrNotApproved is returned when the Approver declined a confirm action.
 // Nothing ran.
 var ErrNotApproved = errors.New("affordances: the action was not approved")
@@ -206,10 +211,10 @@ func (c *Client) getDocument(ctx context.Context, target string, v any) error {
 		return errorFrom(res, body)
 	}
 	if !isMediaType(res.Header.Get("Content-Type")) {
-		return fmt.Errorf("affordances: GET %s answered %q, not an Affordances document", target, res.Header.Get("Content-Type"))
+		return fmt.Errorf("affordances: GET %s answered %q: %w", target, res.Header.Get("Content-Type"), ErrNotDocument)
 	}
 	if err := json.Unmarshal(body, v); err != nil {
-		return fmt.Errorf("affordances: GET %s: reading the document: %w", target, err)
+		return fmt.Errorf("affordances: GET %s: %w (%v)", target, ErrNotDocument, err)
 	}
 	return nil
 }
@@ -369,7 +374,7 @@ func (c *Client) post(ctx context.Context, pageURL string, call protocol.Call) (
 		if res.StatusCode == http.StatusOK {
 			var d protocol.Delta
 			if err := json.Unmarshal(b, &d); err != nil || !isMediaType(res.Header.Get("Content-Type")) {
-				return nil, fmt.Errorf("affordances: POST %s: the answer is not a delta", pageURL)
+				return nil, fmt.Errorf("affordances: POST %s: the answer is not a delta: %w", pageURL, ErrNotDocument)
 			}
 			return &d, nil
 		}

@@ -35,7 +35,7 @@ func (c *command) get(ctx context.Context, args []string) error {
 	if c.o.json {
 		return c.printJSON(g)
 	}
-	printGraph(c.stdout, g)
+	printGraph(c.stdout, g, c.o.full)
 	return nil
 }
 
@@ -66,7 +66,7 @@ func (c *command) call(ctx context.Context, args []string) error {
 	printDelta(c.stdout, &res.Delta)
 	if res.Next != nil {
 		fmt.Fprintln(c.stdout)
-		printGraph(c.stdout, res.Next)
+		printGraph(c.stdout, res.Next, c.o.full)
 	}
 	return nil
 }
@@ -83,7 +83,7 @@ func (c *command) input(ctx context.Context, page, action string, args []string)
 		dec := json.NewDecoder(strings.NewReader(args[0]))
 		dec.UseNumber()
 		if err := dec.Decode(&v); err != nil {
-			return nil, usageError("the input is not a JSON object: " + err.Error())
+			return nil, inputError("the input is not a JSON object: " + strings.TrimPrefix(err.Error(), "json: "))
 		}
 		return v, nil
 	}

@@ -30,18 +30,18 @@ func pairsToInput(args []string, rawSchema json.RawMessage) (map[string]any, err
 			dec := json.NewDecoder(strings.NewReader(v))
 			dec.UseNumber()
 			if err := dec.Decode(&x); err != nil {
-				return nil, usageError(fmt.Sprintf("%s: %q is not JSON", k, v))
+				return nil, inputError(fmt.Sprintf("%s: %q is not JSON", k, v))
 			}
 			out[k] = x
 			continue
 		}
 		k, v, ok := strings.Cut(a, "=")
 		if !ok || k == "" {
-			return nil, usageError(fmt.Sprintf("input %q is not key=value, key:=JSON or a JSON object", a))
+			return nil, inputError(fmt.Sprintf("input %q is not key=value, key:=JSON or a JSON object", a))
 		}
 		x, err := convert(props[k], v)
 		if err != nil {
-			return nil, usageError(fmt.Sprintf("%s: %q %v", k, v, err))
+			return nil, inputError(fmt.Sprintf("%s: %q %v", k, v, err))
 		}
 		out[k] = x
 	}
@@ -76,3 +76,9 @@ func convert(s *schema.Schema, v string) (any, error) {
 	}
 	return schema.FromText(s, v)
 }
+
+// inputError is an input the command line cannot turn into JSON; nothing
+// was sent.
+type inputError string
+
+func (e inputError) Error() string { return string(e) }

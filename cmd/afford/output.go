@@ -11,19 +11,6 @@ import (
 	"github.com/affordances-go/affordances/protocol"
 )
 
-// summarize writes a value as compact JSON cut to max characters.
-func summarize(v any, max int) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Sprint(v)
-	}
-	s := string(b)
-	if len(s) > max {
-		s = s[:max-1] + "…"
-	}
-	return s
-}
-
 func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
@@ -33,12 +20,18 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-func printGraph(w io.Writer, g *protocol.Graph) {
+// printGraph shows a page for a person about to act on it: the page's own
+// Markdown first, then every entity in full (long lists fold unless
+// full), the actions, and where to go next.
+func printGraph(w io.Writer, g *protocol.Graph, full bool) {
 	fmt.Fprintf(w, "%s  (route %s)\n", g.Page, g.Route)
+	if md := strings.TrimSpace(g.MD); md != "" {
+		fmt.Fprintf(w, "\n%s\n", md)
+	}
 	if len(g.Entities) > 0 {
 		fmt.Fprintln(w, "\nEntities")
 		for _, k := range sortedKeys(g.Entities) {
-			fmt.Fprintf(w, "  %s: %s\n", k, summarize(g.Entities[k], 100))
+			renderEntity(w, "  ", k, g.Entities[k], full)
 		}
 	}
 	fmt.Fprintln(w, "\nActions")
@@ -105,7 +98,11 @@ func printIndex(w io.Writer, idx *protocol.SiteIndex) {
 	for i, a := range idx.Auth {
 		auth[i] = string(a)
 	}
-	fmt.Fprintf(w, "%s  protocol v%s  auth: %s\n", name, idx.V, strings.Join(auth, ", "))
+	authText := strings.Join(auth, ", ")
+	if authText == "" {
+		authText = "none"
+	}
+	fmt.Fprintf(w, "%s  protocol v%s  auth: %s\n", name, idx.V, authText)
 	if idx.MCP != "" {
 		fmt.Fprintf(w, "MCP: %s\n", idx.MCP)
 	}
@@ -134,10 +131,10 @@ func printDelta(w io.Writer, d *protocol.Delta) {
 	}
 	fmt.Fprintf(w, "ok: %s\n", msg)
 	if d.Output != nil {
-		fmt.Fprintf(w, "output: %s\n", summarize(d.Output, 400))
+		renderEntity(w, "", "output", d.Output, true)
 	}
 	for _, k := range sortedKeys(d.Changed) {
-		fmt.Fprintf(w, "changed %s: %s\n", k, summarize(d.Changed[k], 100))
+		renderEntity(w, "", "changed "+k, d.Changed[k], true)
 	}
 	for _, a := range d.ActionsAdded {
 		state := "available"

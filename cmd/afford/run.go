@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -58,7 +59,9 @@ value.
 Flags (anywhere on the line):
   --token TOKEN        bearer token (default: $AFFORD_TOKEN)
   --cookie-jar FILE    keep cookies in FILE, so that commands share a session
-  --json               print the raw document instead of a summary
+  --json               print the document instead of a summary; a failure prints
+                       {"ok": false, "error": {"code", "message", "issues", "hints"}}
+  --full               afford get: show every item of long lists
   --yes                approve confirm actions without asking (needed without a terminal)
   --follow             after a call that redirects, show the page it leads to
   --no-wait            for an action the person approves on the site: print the
@@ -106,6 +109,7 @@ Examples:
 type options struct {
 	token, jar, userAgent string
 	json, yes, follow     bool
+	full                  bool
 	noWait                bool
 	approval              string
 	retries               int
@@ -126,6 +130,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 	fs.BoolVar(&o.json, "json", false, "")
 	fs.BoolVar(&o.yes, "yes", false, "")
 	fs.BoolVar(&o.follow, "follow", false, "")
+	fs.BoolVar(&o.full, "full", false, "")
 	fs.BoolVar(&o.noWait, "no-wait", false, "")
 	fs.StringVar(&o.approval, "approval", "", "")
 	fs.IntVar(&o.retries, "retries", 0, "")
@@ -134,7 +139,16 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 	fs.BoolVar(help, "h", false, "")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
-		fmt.Fprintf(stderr, "afford: %v\n\n%s", err, usage)
+		msg := strings.TrimPrefix(err.Error(), "flag provided but not defined: ")
+		if msg != err.Error() {
+			msg = "there is no flag " + msg
+		}
+		if o.json {
+			b, _ := json.MarshalIndent(failureDoc{Error: &failure{Code: localUsage, Message: msg}}, "", "  ")
+			fmt.Fprintf(stdout, "%s\n", b)
+		} else {
+			fmt.Fprintf(stderr, "afford: %s\n  → afford --help shows the commands, flags and examples\n", msg)
+		}
 		return exitUsage
 	}
 	if *help || len(pos) == 0 || pos[0] == "help" {
@@ -145,12 +159,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 		return exitOK
 	}
 
+	env := &command{o: o, stdin: stdin, stdout: stdout, stderr: stderr}
 	jar, err := openJar(o.jar)
 	if err != nil {
-		fmt.Fprintf(stderr, "afford: %v\n", err)
-		return exitFailure
+		return env.exit(context.Background(), err, where{})
 	}
-	env := &command{o: o, stdin: stdin, stdout: stdout, stderr: stderr, jar: jar}
+	env.jar = jar
 	env.client = client.New(client.Options{
 		HTTPClient:       &http.Client{Jar: jar, Timeout: o.timeout},
 		Token:            o.token,
@@ -163,6 +177,16 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 	// Ctrl-C stops a wait for the person's approval, and the command.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
+	var at where
+	if len(pos) > 1 {
+		at.url = pos[1]
+		if err := checkURL(at.url); err != nil && pos[0] != "help" {
+			return env.exit(ctx, err, at)
+		}
+	}
+	if len(pos) > 2 && pos[0] == "call" {
+		at.action = pos[2]
+	}
 	switch cmd, rest := pos[0], pos[1:]; cmd {
 	case "index":
 		err = env.index(ctx, rest)
@@ -178,7 +202,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 	if serr := jar.save(); serr != nil && err == nil {
 		err = serr
 	}
-	return env.exit(err)
+	return env.exit(ctx, err, at)
 }
 
 // command is one run of afford.
@@ -188,52 +212,48 @@ type command struct {
 	stdout, stderr io.Writer
 	client         *client.Client
 	jar            *fileJar
+
+	refusedNoTerminal bool   // a confirm action could not be asked about
+	pendingApproval   string // the approval page of an action the person approves on the site
 }
 
 type usageError string
 
 func (e usageError) Error() string { return string(e) }
 
-// exit reports err and returns the exit code for it.
-func (c *command) exit(err error) int {
+// exit reports err, for a person on stderr or as a JSON document on
+// stdout with --json, and returns the exit code for it.
+func (c *command) exit(ctx context.Context, err error, at where) int {
 	if err == nil {
 		return exitOK
 	}
-	var ue usageError
-	if errors.As(err, &ue) {
-		fmt.Fprintf(c.stderr, "afford: %s\n\nRun afford --help for usage.\n", ue)
-		return exitUsage
+	f := c.explain(ctx, err, at)
+	if c.o.json {
+		c.printJSON(failureDoc{OK: false, Error: f, RetryAfter: f.RetryAfter, ApprovalURL: f.ApprovalURL})
+		return f.exit
 	}
-	if errors.Is(err, client.ErrNotApproved) {
-		fmt.Fprintln(c.stderr, "afford: not confirmed; nothing was done")
-		return exitNotConfirmed
-	}
-	if errors.Is(err, errNoWait) || errors.Is(err, client.ErrApprovalGone) {
-		fmt.Fprintf(c.stderr, "afford: %v; nothing was done yet\n", err)
-		return exitNotConfirmed
-	}
-	var pe *client.Error
-	if errors.As(err, &pe) {
-		fmt.Fprintf(c.stderr, "afford: %s\n", pe)
-		if pe.RetryAfter > 0 {
-			fmt.Fprintf(c.stderr, "  retry after %s\n", pe.RetryAfter)
+	fmt.Fprintf(c.stderr, "afford: %s\n", f.Message)
+	for _, is := range f.Issues {
+		p := is.Path
+		if p == "" {
+			p = "(the input)"
 		}
-		if code, ok := exitForCode[pe.Code]; ok {
-			return code
-		}
-		return exitFailure
+		fmt.Fprintf(c.stderr, "  %s: %s [%s]\n", p, is.Message, is.Keyword)
 	}
-	fmt.Fprintf(c.stderr, "afford: %v\n", err)
-	return exitFailure
+	for _, h := range f.Hints {
+		fmt.Fprintf(c.stderr, "  → %s\n", h)
+	}
+	return f.exit
 }
 
 // errNoWait stops a call whose approval the person gives later.
-var errNoWait = errors.New("the person approves it on the site: open the approval page, then call again")
+var errNoWait = errors.New("the person approves it on the site")
 
 // approvalNeeded shows where the person approves an action on the site,
 // and lets Call wait for them unless --no-wait.
 func (c *command) approvalNeeded(ctx context.Context, a client.SiteApproval) error {
 	fmt.Fprintf(c.stderr, "%s needs your approval on the site:\n  %s\nOpen this page in a browser signed in on the site, and approve it:\n  %s\n", a.Action, a.Summary, a.URL)
+	c.pendingApproval = a.URL
 	if c.o.noWait {
 		return errNoWait
 	}
@@ -249,7 +269,7 @@ func (c *command) approve(ctx context.Context, a client.Approval) (bool, error) 
 		return true, nil
 	}
 	if !isTerminal(c.stdin) {
-		fmt.Fprintln(c.stderr, "No terminal to ask on: run again with --yes to confirm.")
+		c.refusedNoTerminal = true
 		return false, nil
 	}
 	fmt.Fprint(c.stderr, "Confirm? [y/N] ")
