@@ -51,9 +51,12 @@ func (s *Site) serveFormCall(w http.ResponseWriter, hr *http.Request, p *Page) {
 	}
 	c.auditCall(http.StatusSeeOther, "ok")
 	to := out.redirect
+	var keep map[string][]string
 	if !isLocalPath(to) {
 		to = c.r.URL.RequestURI()
+		keep = c.form // back on the same page: its form keeps the choices
 	}
+	s.setFlash(w, hr, out.delta.Message, keep)
 	http.Redirect(w, hr, to, http.StatusSeeOther)
 }
 
@@ -184,6 +187,10 @@ func (s *Site) renderFormFailure(w http.ResponseWriter, c *call, e *Error) {
 
 // ConfirmData is what the confirmation page is rendered from.
 type ConfirmData struct {
+	// State is the page's state as the guard saw it, so that the
+	// confirmation page can keep the site's header (the cart, the
+	// account) like every other page.
+	*State
 	// Summary says what the action would do, for the person approving.
 	Summary string
 	// Action is the action's name; Description its description.
@@ -203,7 +210,7 @@ type FormField struct{ Name, Value string }
 // renderConfirm shows a person what a confirm action would do, with a
 // button that posts the same form again with _confirm=true.
 func (s *Site) renderConfirm(w http.ResponseWriter, c *call, e *Error) {
-	d := ConfirmData{Summary: e.message, Action: c.name, Description: c.act.meta.Description,
+	d := ConfirmData{State: c.before, Summary: e.message, Action: c.name, Description: c.act.meta.Description,
 		Page: c.r.URL.RequestURI(), Request: c.r}
 	for _, p := range c.act.input.Properties {
 		for _, v := range c.form[p.Name] {

@@ -23,10 +23,16 @@ type View struct {
 	// Error is set when the page is shown again after a form's call
 	// failed: the error, with its issues.
 	Error *protocol.Error
-	// Form holds the values the failed form posted, to fill it again.
+	// Form holds the values the failed form posted, to fill it again;
+	// after a form that succeeded and came back to the same page, the
+	// values it posted (without secrets), so that choices stay chosen.
 	Form url.Values
 	// FailedAction names the action whose form failed.
 	FailedAction string
+	// Flash is the message of the action the person's last form ran
+	// ("Added 2 × Heavyweight Tee (Black, M) to your cart."), shown on the
+	// page they were sent to next, once.
+	Flash string
 
 	page    *Page
 	actions []protocol.ActionDescriptor
@@ -111,7 +117,12 @@ func (s *Site) serveHTML(w http.ResponseWriter, hr *http.Request, p *Page) {
 		s.htmlFailure(w, hr, e)
 		return
 	}
-	s.renderPage(w, r, p, &View{State: st, Request: r, Route: p.route, page: p}, http.StatusOK)
+	v := &View{State: st, Request: r, Route: p.route, page: p}
+	if f := s.takeFlash(w, hr); f.Message != "" || f.Form != nil {
+		w.Header().Set("Cache-Control", "private, no-store")
+		v.Flash, v.Form = f.Message, f.Form
+	}
+	s.renderPage(w, r, p, v, http.StatusOK)
 }
 
 // htmlFailure answers a browser whose request failed before its page

@@ -74,9 +74,10 @@ func New(store *Store, opts Options) *App {
 		Limiter:           opts.Limiter,
 		LimiterFailClosed: opts.LimiterFailClosed,
 		NotFound:          http.HandlerFunc(a.notFound),
-		ConfirmView:       template.Must(template.New("confirm.html").ParseFS(templateFS, "templates/confirm.html")),
-		Approvals:         store.Approvals(),
-		SignInURL:         "/login",
+		ConfirmView: template.Must(template.New("confirm.html").Funcs(site.Funcs()).Funcs(funcs).
+			ParseFS(templateFS, "templates/layout.html", "templates/confirm.html")),
+		Approvals: store.Approvals(),
+		SignInURL: "/login",
 	})
 	a.register()
 	// Agents in MCP hosts reach the same actions at /mcp.
@@ -172,7 +173,14 @@ func page(name string) *template.Template {
 var funcs = template.FuncMap{
 	"money": func(m Money) string { return m.String() },
 	"add":   func(a, b int) int { return a + b },
+	// ownForm reports whether a failed action's form is drawn by
+	// actionForm, which shows the error itself: the page-wide alert is
+	// then left out, so that the error reads once.
+	"ownForm": func(action string) bool { return ownForms[action] },
 }
+
+// ownForms are the actions whose forms actionForm draws.
+var ownForms = map[string]bool{"signIn": true, "signUp": true, "createToken": true, "signOut": true}
 
 var notFoundView = page("notfound.html")
 
@@ -186,8 +194,24 @@ func (a *App) notFound(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(http.StatusNotFound)
-	notFoundView.Execute(w, map[string]any{"Entities": map[string]any{}})
+	notFoundView.Execute(w, map[string]any{"Entities": a.headerEntities(r)})
 }
 
 func itoa(i int64) string { return strconv.FormatInt(i, 10) }
+
+// headerEntities are the header's cart and account for a request that no
+// page answers (the 404 page), so that it keeps the site's header. A
+// failure shows an empty header rather than an error.
+func (a *App) headerEntities(r *http.Request) map[string]any {
+	c, err := a.authenticate(r)
+	if err != nil {
+		return map[string]any{}
+	}
+	st := &site.State{Entities: map[string]any{}}
+	if err := a.header(&site.Request{Request: r, Caller: c}, st); err != nil {
+		return map[string]any{}
+	}
+	return st.Entities
+}

@@ -41,13 +41,13 @@ func (a *App) signIn(r *site.Request, in SignIn) (site.Done, error) {
 	ctx := r.Context()
 	account := hashSecret(strings.ToLower(strings.TrimSpace(in.Email)))
 	if wait, locked := a.failures.blocked(account); locked {
-		return site.Done{}, site.RateLimited(wait, "too many failed sign-ins for this account; try again in %d minutes",
+		return site.Done{}, site.RateLimited(wait, "Too many failed sign-ins for this account. Try again in %d minutes.",
 			int(wait.Minutes())+1)
 	}
 	u, err := a.store.Authenticate(ctx, in.Email, in.Password)
 	if errors.Is(err, ErrBadCredentials) {
 		a.failures.add(account)
-		return site.Done{}, site.Unavailable("wrong email or password")
+		return site.Done{}, site.Unavailable("The email or password is wrong.")
 	}
 	if err != nil {
 		return site.Done{}, err

@@ -1,0 +1,82 @@
+package site
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"strings"
+)
+
+// FlashCookie is the cookie that carries the outcome of a successful form
+// post to the page the browser is sent to next: the action's message,
+// which [View.Flash] shows once, and, when the person comes back to the
+// same page, the values they posted ([View.Form]), so that a choice such
+// as a colour and size stays chosen.
+const FlashCookie = "affordances_flash"
+
+// maxFlash bounds the cookie's value, in bytes; past it the posted values
+// are dropped, then the message is cut.
+const maxFlash = 1500
+
+// flash is what the cookie carries.
+type flash struct {
+	Message string     `json:"m,omitempty"`
+	Form    url.Values `json:"f,omitempty"`
+}
+
+// secretField reports whether a form field must never be kept in a
+// cookie, by its name.
+func secretField(name string) bool {
+	n := strings.ToLower(name)
+	return strings.Contains(n, "password") || strings.Contains(n, "token") || strings.Contains(n, "secret")
+}
+
+// setFlash keeps the outcome of an action that ran for the next page the
+// person sees. form is kept only when they come back to the same page,
+// without fields whose names say they are secrets. The cookie lives a
+// minute, is not readable by scripts, and is only ever shown as text
+// (templates escape it): a flash set by anyone else can mislead but never
+// run, and it changes nothing but what a page shows.
+func (s *Site) setFlash(w http.ResponseWriter, r *http.Request, msg string, form map[string][]string) {
+	f := flash{Message: msg}
+	for k, v := range form {
+		if !secretField(k) {
+			if f.Form == nil {
+				f.Form = url.Values{}
+			}
+			f.Form[k] = v
+		}
+	}
+	b, _ := json.Marshal(f)
+	if len(b) > maxFlash {
+		f.Form = nil
+		if len(f.Message) > maxFlash/2 {
+			f.Message = strings.ToValidUTF8(f.Message[:maxFlash/2], "")
+		}
+		b, _ = json.Marshal(f)
+	}
+	if f.Message == "" && f.Form == nil {
+		return
+	}
+	http.SetCookie(w, &http.Cookie{Name: FlashCookie, Value: base64.RawURLEncoding.EncodeToString(b),
+		Path: "/", MaxAge: 60, HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: r.TLS != nil})
+}
+
+// takeFlash returns the flash of the request, if any, and clears it so
+// that it shows once.
+func (s *Site) takeFlash(w http.ResponseWriter, r *http.Request) flash {
+	c, err := r.Cookie(FlashCookie)
+	if err != nil {
+		return flash{}
+	}
+	http.SetCookie(w, &http.Cookie{Name: FlashCookie, Value: "", Path: "/", MaxAge: -1, HttpOnly: true,
+		SameSite: http.SameSiteLaxMode, Secure: r.TLS != nil})
+	var f flash
+	b, err := base64.RawURLEncoding.DecodeString(c.Value)
+	if err != nil || len(b) > maxFlash || json.Unmarshal(b, &f) != nil {
+		return flash{}
+	}
+	f.Message = strings.ToValidUTF8(f.Message, "")
+	return f
+}
