@@ -104,32 +104,49 @@ func (c *call) parseForm(values url.Values) *Error {
 
 // formInput converts form values to the JSON value the input schema
 // describes, with [schema.FromText] for each value; arrays take every
-// value of their field. Fields the schema does not name are ignored,
-// whether or not the action has inputs (forms carry other things, such as
-// an application's CSRF token or a tracking parameter). An empty field of
-// an optional property counts as absent, and an absent or empty boolean as
-// false, as an unchecked checkbox sends nothing.
+// value of their field. A property that is an object takes the fields
+// named after it with a dot, "address.city" for /address/city, at any
+// depth; an optional object whose fields are all empty is absent. Fields
+// the schema does not name are ignored, whether or not the action has
+// inputs (forms carry other things, such as an application's CSRF token
+// or a tracking parameter). An empty field of an optional property counts
+// as absent, and an absent or empty boolean as false, as an unchecked
+// checkbox sends nothing.
 func formInput(s *schema.Schema, form map[string][]string) (any, []protocol.Issue) {
 	out := map[string]any{}
 	if s == nil {
 		return out, nil
 	}
 	var issues []protocol.Issue
+	formObject(s, form, "", "", out, &issues)
+	return out, issues
+}
+
+// formObject fills out with the properties of object schema s, read from
+// the form fields that start with prefix; at is their JSON Pointer.
+func formObject(s *schema.Schema, form map[string][]string, prefix, at string, out map[string]any, issues *[]protocol.Issue) {
 	for _, p := range s.Properties {
-		vals := nonEmpty(form[p.Name], p.Schema.TypeName() == "array")
+		field, path := prefix+p.Name, at+"/"+escapePointer(p.Name)
+		vals := nonEmpty(form[field], p.Schema.TypeName() == "array")
 		typ := p.Schema.TypeName()
 		switch {
+		case typ == "object" && len(p.Schema.Properties) > 0:
+			sub := map[string]any{}
+			formObject(p.Schema, form, field+".", path, sub, issues)
+			if anyFilled(form, field+".") || slices.Contains(s.Required, p.Name) {
+				out[p.Name] = sub
+			}
 		case typ == "boolean" && (len(vals) == 0 || vals[0] == ""):
 			out[p.Name] = false
 		case typ == "array":
-			if _, present := form[p.Name]; !present {
+			if _, present := form[field]; !present {
 				continue
 			}
 			items := []any{}
 			for i, v := range vals {
 				x, err := schema.FromText(p.Schema.Items, v)
 				if err != nil {
-					issues = append(issues, protocol.Issue{Path: "/" + escapePointer(p.Name) + "/" + strconv.Itoa(i), Message: err.Error(), Keyword: "type"})
+					*issues = append(*issues, protocol.Issue{Path: path + "/" + strconv.Itoa(i), Message: err.Error(), Keyword: "type"})
 					continue
 				}
 				items = append(items, x)
@@ -140,13 +157,44 @@ func formInput(s *schema.Schema, form map[string][]string) (any, []protocol.Issu
 		default:
 			x, err := schema.FromText(p.Schema, vals[0])
 			if err != nil {
-				issues = append(issues, protocol.Issue{Path: "/" + escapePointer(p.Name), Message: err.Error(), Keyword: "type"})
+				*issues = append(*issues, protocol.Issue{Path: path, Message: err.Error(), Keyword: "type"})
 				continue
 			}
 			out[p.Name] = x
 		}
 	}
-	return out, issues
+}
+
+// namesField reports whether a form field name ("qty", "address.city")
+// is a property of the input schema: only those are posted again.
+func namesField(s *schema.Schema, field string) bool {
+	for _, part := range strings.Split(field, ".") {
+		if s == nil {
+			return false
+		}
+		var next *schema.Schema
+		for _, p := range s.Properties {
+			if p.Name == part {
+				next = p.Schema
+			}
+		}
+		s = next
+	}
+	return s != nil
+}
+
+// anyFilled reports whether a form has a non-empty field under prefix.
+func anyFilled(form map[string][]string, prefix string) bool {
+	for k, vs := range form {
+		if strings.HasPrefix(k, prefix) {
+			for _, v := range vs {
+				if v != "" && v != "false" {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // nonEmpty drops the empty values of an array's field: a form with an
@@ -212,9 +260,16 @@ type FormField struct{ Name, Value string }
 func (s *Site) renderConfirm(w http.ResponseWriter, c *call, e *Error) {
 	d := ConfirmData{State: c.before, Summary: e.message, Action: c.name, Description: c.act.meta.Description,
 		Page: c.r.URL.RequestURI(), Request: c.r}
-	for _, p := range c.act.input.Properties {
-		for _, v := range c.form[p.Name] {
-			d.Fields = append(d.Fields, FormField{p.Name, v})
+	names := make([]string, 0, len(c.form))
+	for k := range c.form {
+		if namesField(c.act.input, k) {
+			names = append(names, k)
+		}
+	}
+	slices.Sort(names) // nested fields ("address.city") too, in a stable order
+	for _, k := range names {
+		for _, v := range c.form[k] {
+			d.Fields = append(d.Fields, FormField{k, v})
 		}
 	}
 	var buf bytes.Buffer

@@ -59,12 +59,16 @@ func (v *View) Action(name string) *protocol.ActionDescriptor {
 }
 
 // FieldError returns the message of the first issue about the named input
-// field of the failed form, or "".
+// field of the failed form ("qty", or "address.city" for a nested one),
+// or "".
 func (v *View) FieldError(field string) string {
 	if v.Error == nil {
 		return ""
 	}
-	want := "/" + escapePointer(field)
+	var want string
+	for _, part := range strings.Split(field, ".") {
+		want += "/" + escapePointer(part)
+	}
 	for _, is := range v.Error.Issues {
 		if is.Path == want || strings.HasPrefix(is.Path, want+"/") {
 			return is.Message

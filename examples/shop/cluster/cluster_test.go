@@ -205,6 +205,7 @@ func TestCluster(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			store.SaveAddress(ctx, id, shop.Address{Name: "Buyer", Street: "1 Test Street", Postcode: "10115", City: "Berlin", Country: "DE"})
 			tokens[i], _ = store.CreateToken(ctx, id, "race")
 		}
 		var mu sync.Mutex

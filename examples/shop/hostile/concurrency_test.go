@@ -3,6 +3,7 @@ package hostile_test
 import (
 	"context"
 	"fmt"
+	"github.com/affordances-go/affordances/examples/shop/shop"
 	"net/http"
 	"strings"
 	"sync"
@@ -28,6 +29,7 @@ func TestHostile_64BuyersRaceForEight(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		s.Store.SaveAddress(ctx, id, shop.Address{Name: "Buyer", Street: "1 Test Street", Postcode: "10115", City: "Berlin", Country: "DE"})
 		if tokens[i], err = s.Store.CreateToken(ctx, id, "race"); err != nil {
 			t.Fatal(err)
 		}

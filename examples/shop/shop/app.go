@@ -173,6 +173,8 @@ func page(name string) *template.Template {
 var funcs = template.FuncMap{
 	"money": func(m Money) string { return m.String() },
 	"add":   func(a, b int) int { return a + b },
+	// addressFields draws the checkout's address form.
+	"addressFields": addressFields,
 	// ownForm reports whether a failed action's form is drawn by
 	// actionForm, which shows the error itself: the page-wide alert is
 	// then left out, so that the error reads once.

@@ -141,6 +141,22 @@ CREATE TABLE IF NOT EXISTS approvals (
 	state      TEXT NOT NULL,
 	expires_at INTEGER NOT NULL
 );
+CREATE TABLE IF NOT EXISTS addresses (
+	user_id  INTEGER PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
+	name     TEXT NOT NULL,
+	street   TEXT NOT NULL,
+	postcode TEXT NOT NULL,
+	city     TEXT NOT NULL,
+	country  TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS order_addresses (
+	order_id INTEGER PRIMARY KEY REFERENCES orders(id) ON DELETE CASCADE,
+	name     TEXT NOT NULL,
+	street   TEXT NOT NULL,
+	postcode TEXT NOT NULL,
+	city     TEXT NOT NULL,
+	country  TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS order_items (
 	order_id INTEGER NOT NULL REFERENCES orders(id) ON DELETE CASCADE,
 	sku      TEXT NOT NULL,

@@ -15,6 +15,7 @@ type Order struct {
 	Total     Money       `json:"total"`
 	CreatedAt time.Time   `json:"createdAt"`
 	Items     []OrderItem `json:"items,omitempty"`
+	Address   *Address    `json:"address,omitempty"`
 }
 
 // OrderItem is one line of an order, with the name and price it was sold
@@ -35,7 +36,7 @@ func (o *Order) Cancellable() bool { return o.Status == "placed" }
 // the same transaction as the order is written, with a condition on the
 // stock, so concurrent buyers of the last items never oversell: whoever
 // comes second gets ErrUnavailable and nothing changes.
-func (s *Store) PlaceOrder(ctx context.Context, userID int64) (int64, error) {
+func (s *Store) PlaceOrder(ctx context.Context, userID int64, to *Delivery) (int64, error) {
 	var orderID int64
 	err := s.tx(ctx, func(tx *Tx) error {
 		owner := CartOwner{UserID: userID}
@@ -70,10 +71,31 @@ func (s *Store) PlaceOrder(ctx context.Context, userID int64) (int64, error) {
 				return err
 			}
 		}
+		if to != nil {
+			a := to.Address.trimmed()
+			if _, err := tx.ExecContext(ctx, `INSERT INTO order_addresses (order_id, name, street, postcode, city, country) VALUES (?, ?, ?, ?, ?, ?)`,
+				orderID, a.Name, a.Street, a.Postcode, a.City, a.Country); err != nil {
+				return err
+			}
+			if to.Save {
+				if err := saveAddress(ctx, tx, userID, a); err != nil {
+					return err
+				}
+			}
+		}
 		_, err = tx.ExecContext(ctx, `DELETE FROM cart_items WHERE cart_id = (SELECT id FROM carts WHERE user_id = ?)`, userID)
 		return err
 	})
 	return orderID, err
+}
+
+// Delivery is where an order goes, and whether the address is kept as
+// the account's address for next time. Both are written in the order's
+// transaction: an order is never without its address, nor a saved
+// address without its order.
+type Delivery struct {
+	Address Address
+	Save    bool
 }
 
 // Orders lists the user's orders, newest first, without their items.
@@ -114,6 +136,9 @@ func orderOf(ctx context.Context, q querier, userID, id int64) (*Order, error) {
 		return nil, fmt.Errorf("reading order %d: %w", id, err)
 	}
 	o.CreatedAt = time.Unix(at, 0).UTC()
+	if o.Address, err = orderAddress(ctx, q, id); err != nil {
+		return nil, err
+	}
 	rows, err := q.QueryContext(ctx, `SELECT i.sku, i.name, i.colour, i.size, i.qty, i.price FROM order_items i LEFT JOIN skus k ON k.sku = i.sku
 		WHERE i.order_id = ? ORDER BY k.product_id, k.position, i.sku`, id)
 	if err != nil {

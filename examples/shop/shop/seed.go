@@ -119,10 +119,21 @@ func (s *Store) Seed(ctx context.Context) error {
 				}
 			}
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO users (email, name, password_hash) VALUES (?, 'Demo Shopper', ?)`, DemoEmail, hash); err != nil {
-			return err
+		for _, u := range []struct {
+			email, name, hash string
+			addr              Address
+		}{
+			{DemoEmail, "Demo Shopper", hash, Address{Name: "Demo Shopper", Street: "12 Rue des Archives", Postcode: "75004", City: "Paris", Country: "FR"}},
+			{OtherEmail, "Ada Shopper", otherHash, Address{Name: "Ada Shopper", Street: "3 Kingsway", Postcode: "WC2B 6TE", City: "London", Country: "GB"}},
+		} {
+			var id int64
+			if err := tx.QueryRowContext(ctx, `INSERT INTO users (email, name, password_hash) VALUES (?, ?, ?) RETURNING id`, u.email, u.name, u.hash).Scan(&id); err != nil {
+				return err
+			}
+			if err := saveAddress(ctx, tx, id, u.addr); err != nil {
+				return err
+			}
 		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO users (email, name, password_hash) VALUES (?, 'Ada Shopper', ?)`, OtherEmail, otherHash)
-		return err
+		return nil
 	})
 }

@@ -1,0 +1,76 @@
+package shop
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Address is where an order is delivered. It is placeOrder's optional
+// input, an account's saved address, and part of an order.
+type Address struct {
+	Name     string `json:"name" title:"Name" description:"who receives the parcel" minLength:"1" maxLength:"100" example:"Ada Lovelace"`
+	Street   string `json:"street" title:"Street" description:"street and number" minLength:"1" maxLength:"200" example:"12 Rue des Archives"`
+	Postcode string `json:"postcode" title:"Postcode" description:"the postal code" pattern:"^[A-Za-z0-9][A-Za-z0-9 -]{1,9}$" example:"75004"`
+	City     string `json:"city" title:"City" minLength:"1" maxLength:"100" example:"Paris"`
+	Country  string `json:"country" title:"Country" description:"a two-letter country code" pattern:"^[A-Z]{2}$" example:"FR"`
+}
+
+// String writes the address on one line, as a summary shows it.
+func (a Address) String() string {
+	return fmt.Sprintf("%s, %s, %s %s, %s", a.Name, a.Street, a.Postcode, a.City, a.Country)
+}
+
+// trimmed is the address with the spaces around each field removed.
+func (a Address) trimmed() Address {
+	t := strings.TrimSpace
+	return Address{Name: t(a.Name), Street: t(a.Street), Postcode: t(a.Postcode), City: t(a.City), Country: t(a.Country)}
+}
+
+// SavedAddress returns the user's saved address, or nil when they have
+// none.
+func (s *Store) SavedAddress(ctx context.Context, userID int64) (*Address, error) {
+	var a Address
+	err := s.db.QueryRowContext(ctx, `SELECT name, street, postcode, city, country FROM addresses WHERE user_id = ?`, userID).
+		Scan(&a.Name, &a.Street, &a.Postcode, &a.City, &a.Country)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading the saved address: %w", err)
+	}
+	return &a, nil
+}
+
+// SaveAddress keeps a as the user's address for their next orders.
+func (s *Store) SaveAddress(ctx context.Context, userID int64, a Address) error {
+	return saveAddress(ctx, s.db, userID, a)
+}
+
+func saveAddress(ctx context.Context, q querier, userID int64, a Address) error {
+	a = a.trimmed()
+	_, err := q.ExecContext(ctx, `INSERT INTO addresses (user_id, name, street, postcode, city, country) VALUES (?, ?, ?, ?, ?, ?)
+		ON CONFLICT (user_id) DO UPDATE SET name = excluded.name, street = excluded.street, postcode = excluded.postcode,
+		city = excluded.city, country = excluded.country`, userID, a.Name, a.Street, a.Postcode, a.City, a.Country)
+	if err != nil {
+		return fmt.Errorf("saving the address: %w", err)
+	}
+	return nil
+}
+
+// orderAddress reads the address an order was sent to, or nil for an
+// order placed before addresses existed.
+func orderAddress(ctx context.Context, q querier, orderID int64) (*Address, error) {
+	var a Address
+	err := q.QueryRowContext(ctx, `SELECT name, street, postcode, city, country FROM order_addresses WHERE order_id = ?`, orderID).
+		Scan(&a.Name, &a.Street, &a.Postcode, &a.City, &a.Country)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading the address of order %d: %w", orderID, err)
+	}
+	return &a, nil
+}

@@ -1,0 +1,141 @@
+package shop
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/affordances-go/affordances/protocol"
+	"github.com/affordances-go/affordances/site"
+)
+
+// deliveryKey is the signed-in shopper's saved address, on the checkout
+// page: placeOrder sends the order there unless its input gives another.
+var deliveryKey = site.NewKey[*Address]("savedAddress")
+
+// PlaceOrder is the input of placeOrder: where to deliver, optionally.
+type PlaceOrder struct {
+	Address     *Address `json:"address,omitempty" description:"where to deliver; without it, the account's saved address (savedAddress)"`
+	SaveAddress bool     `json:"saveAddress,omitempty" title:"Save this address for next time" description:"keep address as the account's address for next time"`
+}
+
+// deliverTo is the address the order goes to: the input's, else the
+// saved one, else nil.
+func (in PlaceOrder) deliverTo(st *site.State) *Address {
+	if in.Address != nil {
+		a := in.Address.trimmed()
+		return &a
+	}
+	if saved, ok := deliveryKey.Lookup(st); ok && saved != nil {
+		return saved
+	}
+	return nil
+}
+
+// Summary lists what the order will contain and where it goes, for the
+// person approving.
+func (in PlaceOrder) Summary(r *site.Request, st *site.State) string {
+	c := cartKey.Get(st)
+	items := make([]string, len(c.Lines))
+	for i, l := range c.Lines {
+		items[i] = fmt.Sprintf("%d × %s (%s, %s) at %s", l.Qty, l.Product, l.Colour, l.Size, l.UnitPrice)
+	}
+	s := fmt.Sprintf("Place an order for %s. Total: %s.", strings.Join(items, "; "), c.Total)
+	if to := in.deliverTo(st); to != nil {
+		s += " Deliver to " + to.String() + "."
+	}
+	return s
+}
+
+// OrderPlaced is placeOrder's output.
+type OrderPlaced struct {
+	OrderID int64 `json:"orderId"`
+	Total   Money `json:"total"`
+}
+
+func (a *App) checkoutPage() {
+	p := a.site.Page("/checkout", site.PageOptions{
+		Description: "Checkout: review the cart, the delivery address, and place the order",
+		View:        page("checkout.html"),
+		Personal:    true,
+		Load: a.loader(func(r *site.Request, st *site.State) error {
+			st.Nav = []protocol.Nav{{To: "/cart", Label: "Change the cart"}}
+			sh := shopperOf(r)
+			if sh.User == nil {
+				st.Nav = append(st.Nav, protocol.Nav{To: "/login", Label: "Sign in", When: "to place the order"})
+			} else {
+				saved, err := a.store.SavedAddress(r.Context(), sh.User.ID)
+				if err != nil {
+					return err
+				}
+				deliveryKey.Set(st, saved)
+			}
+			return a.loadCart(r, st, "Checkout")
+		}),
+	})
+	site.Handle(p, site.Action{
+		Name: "placeOrder", Description: "Order everything in the cart, delivered to the saved address or to address, paid on delivery",
+		Expose: protocol.ExposeConfirm, Effects: []string{"cart"}, Guard: cartNotEmpty, RequireApproval: a.approvals,
+	}, a.placeOrder)
+}
+
+// placeOrder turns the cart into an order delivered to the input's
+// address or the saved one; an account without either is asked for one.
+func (a *App) placeOrder(r *site.Request, in PlaceOrder) (site.Result[OrderPlaced], error) {
+	sh := shopperOf(r)
+	ctx := r.Context()
+	to := in.Address
+	if to == nil {
+		saved, err := a.store.SavedAddress(ctx, sh.User.ID)
+		if err != nil {
+			return site.Result[OrderPlaced]{}, err
+		}
+		if saved == nil {
+			return site.Result[OrderPlaced]{}, site.Invalid("/address", "required: this account has no saved address yet")
+		}
+		to = saved
+	}
+	c, err := a.store.Cart(ctx, sh.owner())
+	if err != nil {
+		return site.Result[OrderPlaced]{}, err
+	}
+	id, err := a.store.PlaceOrder(ctx, sh.User.ID, &Delivery{Address: *to, Save: in.SaveAddress && in.Address != nil})
+	if err != nil {
+		return site.Result[OrderPlaced]{}, declined(err)
+	}
+	return site.Result[OrderPlaced]{Output: OrderPlaced{OrderID: id, Total: c.Total},
+		Message:  fmt.Sprintf("Order %d placed, thank you: %s, paid on delivery, to %s, %s.", id, c.Total, to.trimmed().Street, to.trimmed().City),
+		Redirect: "/orders/" + itoa(id)}, nil
+}
+
+// AddressField is one field of the checkout's address form, as the
+// template draws it.
+type AddressField struct {
+	Name, Label, Value, Error, Autocomplete string
+}
+
+// addressFields lists the address form's fields for the checkout page:
+// filled with what a failed form posted, else the saved address, with
+// each field's issue from the failed call.
+func addressFields(v *site.View) []AddressField {
+	var saved Address
+	if a, ok := deliveryKey.Lookup(v.State); ok && a != nil {
+		saved = *a
+	}
+	fields := []AddressField{
+		{"name", "Name", saved.Name, "", "name"},
+		{"street", "Street and number", saved.Street, "", "street-address"},
+		{"postcode", "Postcode", saved.Postcode, "", "postal-code"},
+		{"city", "City", saved.City, "", "address-level2"},
+		{"country", "Country code (FR, GB, DE…)", saved.Country, "", "country"},
+	}
+	failed := v.FailedAction == "placeOrder"
+	for i := range fields {
+		f := &fields[i]
+		if failed {
+			f.Value = v.Form.Get("address." + f.Name)
+			f.Error = v.FieldError("address." + f.Name)
+		}
+		f.Name = "address." + f.Name
+	}
+	return fields
+}
