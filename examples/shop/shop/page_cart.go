@@ -79,4 +79,3 @@ func (a *App) cartPage() {
 		return site.Done{Message: fmt.Sprintf("%s removed from your cart.", in.SKU)}, nil
 	})
 }
-
