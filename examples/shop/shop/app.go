@@ -86,6 +86,8 @@ func New(store *Store, opts Options) *App {
 	assets.Handle("/static/", a.staticFiles())
 	assets.HandleFunc("/", a.notFound)
 	assets.HandleFunc("GET /healthz", a.health)
+	assets.HandleFunc("GET /images/{slug}", a.productImage)
+	assets.HandleFunc("GET /images/{slug}/{colour}", a.productImage)
 	a.handler = a.site.Wrap(assets) // pages by the site; stylesheet and 404s by the mux
 	return a
 }
@@ -173,6 +175,10 @@ func page(name string) *template.Template {
 var funcs = template.FuncMap{
 	"money": func(m Money) string { return m.String() },
 	"add":   func(a, b int) int { return a + b },
+	// imageColour is the colour a product page's picture shows.
+	"imageColour": imageColour,
+	// addressError is an issue about the address as a whole.
+	"addressError": addressError,
 	// addressFields draws the checkout's address form.
 	"addressFields": addressFields,
 	// ownForm reports whether a failed action's form is drawn by

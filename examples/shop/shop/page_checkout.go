@@ -139,3 +139,17 @@ func addressFields(v *site.View) []AddressField {
 	}
 	return fields
 }
+
+// addressError is the message of an issue about the whole address (none
+// given, none saved), which no single field shows.
+func addressError(v *site.View) string {
+	if v.Error == nil || v.FailedAction != "placeOrder" {
+		return ""
+	}
+	for _, is := range v.Error.Issues {
+		if is.Path == "/address" {
+			return is.Message
+		}
+	}
+	return ""
+}
