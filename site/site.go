@@ -88,6 +88,15 @@ type Options struct {
 	// ApprovalView renders the approval page from an [ApprovalData].
 	// Default: a plain built-in page.
 	ApprovalView *template.Template
+
+	// Inspector serves a page for the site's authors at [InspectorPath]:
+	// any page of the site and its graph side by side, the graph's
+	// estimated tokens, each action's schemas and availability for the
+	// person looking, and a form that runs an action through the normal
+	// pipeline. It follows the site's authentication and Origin rules,
+	// and shows only what that person may see. Off by default, and then
+	// the path does not exist; turn it on in development only.
+	Inspector bool
 }
 
 // Site is an Affordances site: an http.Handler serving pages to browsers
@@ -270,6 +279,10 @@ func (h *handler) build() {
 	mux.HandleFunc(protocol.WellKnownPath, s.serveIndex)
 	if s.needsApprovals() {
 		mux.HandleFunc(s.opts.ApprovalPath+"{id}", s.serveApproval)
+	}
+	if s.opts.Inspector {
+		mux.HandleFunc(InspectorPath, s.serveInspector)
+		mux.HandleFunc("GET "+InspectorPath+".css", s.serveInspectorCSS)
 	}
 	for _, m := range s.mounts {
 		mux.Handle(m.pattern, m.h)

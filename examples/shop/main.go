@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/affordances-go/affordances/examples/shop/shop"
+	"github.com/affordances-go/affordances/site"
 	"github.com/affordances-go/affordances/site/ratelimit/redislimit"
 	"github.com/redis/go-redis/v9"
 )
@@ -29,15 +30,16 @@ func main() {
 	dbPath := flag.String("db", "shop.db", "the SQLite database's path (created and seeded when missing), or a postgres:// URL")
 	redisURL := flag.String("redis", "", "a redis:// URL: count rate limits in Redis, shared by every instance (default: in memory)")
 	failClosed := flag.Bool("limiter-fail-closed", false, "deny calls (429) while Redis is unreachable, instead of allowing and counting them")
+	dev := flag.Bool("dev", false, "development: serve the inspector at "+site.InspectorPath+" (a page and its graph side by side)")
 	approvals := flag.Bool("approvals", true, "placeOrder and cancelOrder need the person's approval on the site; false: plain v0 confirmation everywhere")
 	flag.Parse()
-	if err := run(*addr, *dbPath, *approvals, *redisURL, *failClosed); err != nil {
+	if err := run(*addr, *dbPath, *approvals, *redisURL, *failClosed, *dev); err != nil {
 		fmt.Fprintln(os.Stderr, "shop:", err)
 		os.Exit(1)
 	}
 }
 
-func run(addr, dbPath string, approvals bool, redisURL string, failClosed bool) error {
+func run(addr, dbPath string, approvals bool, redisURL string, failClosed, dev bool) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
@@ -60,7 +62,7 @@ func run(addr, dbPath string, approvals bool, redisURL string, failClosed bool) 
 	}
 
 	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
-	opts := shop.Options{Logger: logger, NoApprovals: !approvals, LimiterFailClosed: failClosed}
+	opts := shop.Options{Logger: logger, NoApprovals: !approvals, LimiterFailClosed: failClosed, Dev: dev}
 	if redisURL != "" {
 		ro, err := redis.ParseURL(redisURL)
 		if err != nil {
@@ -88,7 +90,12 @@ func run(addr, dbPath string, approvals bool, redisURL string, failClosed bool) 
   bearer token:  %s
 
   try:  curl -H 'Accept: application/vnd.affordances+json' http://%s/products/heavyweight-tee
+
+Ctrl-C stops the shop.
 `, addr, shop.DemoEmail, shop.DemoPassword, token, addr)
+	if dev {
+		fmt.Printf("Inspector (development): http://%s%s?page=/products/heavyweight-tee\n", addr, site.InspectorPath)
+	}
 
 	select {
 	case err := <-errc:

@@ -34,7 +34,8 @@ type App struct {
 	handler   http.Handler
 	failures  *failures // failed sign-ins per account
 	log       *slog.Logger
-	approvals bool // placeOrder and cancelOrder need the person's approval on the site
+	approvals bool   // placeOrder and cancelOrder need the person's approval on the site
+	frames    string // who may frame the pages: 'none', or 'self' for the inspector
 }
 
 // Options configure the shop.
@@ -56,11 +57,18 @@ type Options struct {
 	// without the person's approval on the site (for tools and benchmarks
 	// that exercise v0 alone).
 	NoApprovals bool
+	// Dev turns on the site's inspector (site.InspectorPath) and lets the
+	// shop's pages be framed by itself, which the inspector needs. For
+	// development only.
+	Dev bool
 }
 
 // New builds the shop over a store.
 func New(store *Store, opts Options) *App {
-	a := &App{store: store, failures: newFailures(store.now), log: opts.Logger, approvals: !opts.NoApprovals}
+	a := &App{store: store, failures: newFailures(store.now), log: opts.Logger, approvals: !opts.NoApprovals, frames: "'none'"}
+	if opts.Dev {
+		a.frames = "'self'" // the inspector shows the pages in a frame
+	}
 	if a.log == nil {
 		a.log = slog.Default()
 	}
@@ -78,6 +86,7 @@ func New(store *Store, opts Options) *App {
 			ParseFS(templateFS, "templates/layout.html", "templates/confirm.html")),
 		Approvals: store.Approvals(),
 		SignInURL: "/login",
+		Inspector: opts.Dev,
 	})
 	a.register()
 	// Agents in MCP hosts reach the same actions at /mcp.
@@ -97,7 +106,7 @@ func (a *App) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "same-origin")
-	h.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self'; form-action 'self'; frame-ancestors 'none'")
+	h.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self'; form-action 'self'; frame-ancestors "+a.frames)
 	sw := &statusWriter{ResponseWriter: w}
 	a.handler.ServeHTTP(sw, r)
 	if sw.status >= 500 {

@@ -1,8 +1,13 @@
 package shop_test
 
 import (
+	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/affordances-go/affordances/examples/shop/shop"
+	"github.com/affordances-go/affordances/examples/shop/shoptest"
+	"github.com/affordances-go/affordances/site"
 )
 
 // Every product has its own picture, in each of its colours; anything
@@ -26,6 +31,25 @@ func TestImages_OnePerProductAndColour(t *testing.T) {
 	for _, path := range []string{"/images/no-such-thing.svg", "/images/heavyweight-tee/Purple.svg", "/images/heavyweight-tee/%3Cscript%3E.svg"} {
 		if res, _ := c.do("GET", path, nil); res.StatusCode != 404 {
 			t.Errorf("%s: %d", path, res.StatusCode)
+		}
+	}
+}
+
+// The inspector exists only with -dev (Options.Dev).
+func TestDev_TurnsOnTheInspector(t *testing.T) {
+	for _, dev := range []bool{false, true} {
+		s := shoptest.StartWith(t, shop.Options{Dev: dev, NoApprovals: true})
+		res, err := http.Get(s.URL + site.InspectorPath + "?page=/products/heavyweight-tee")
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		want := map[bool]int{false: 404, true: 200}[dev]
+		if res.StatusCode != want {
+			t.Errorf("dev %v: %d, want %d", dev, res.StatusCode, want)
+		}
+		if csp := res.Header.Get("Content-Security-Policy"); dev != strings.Contains(csp, "frame-ancestors 'self'") {
+			t.Errorf("dev %v: CSP %q", dev, csp)
 		}
 	}
 }
