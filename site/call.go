@@ -215,17 +215,22 @@ func (c *call) validate() *Error {
 
 // checkGuard is step 5: load the page's state (this load is the "before"
 // of the delta) and evaluate the action's guard, then the input's own
-// guard when it has one. A fault of the guard's code on the state (a
+// guard when it has one. On a page with entity loaders, only what the
+// guards read is loaded here (and everything when the action declares no
+// Effects, for the delta's comparison). A fault of the guard's code on the state (a
 // wrongly typed entity, a panic) is internal.
 func (c *call) checkGuard() *Error {
-	st, e := c.page.loadState(c.r)
-	if e != nil {
-		return e
+	st, err := c.page.phaseState(c.r)
+	if err != nil {
+		return c.page.loadFailure(c.r, err)
 	}
 	c.before = st
 	ok, reason := c.act.guard(c.r, st)
 	if ok {
 		ok, reason = c.inputGuard(st)
+	}
+	if len(c.act.meta.Effects) == 0 {
+		st.loadAll() // the delta compares every entity before and after
 	}
 	if e := c.page.checkFault(c.r, st); e != nil {
 		return e
@@ -315,7 +320,7 @@ func (c *call) run() (*outcome, *Error) {
 	if c.act.hasOutput {
 		d.Output = out
 	}
-	after, err := c.page.load(c.r)
+	after, err := c.page.afterState(c.r, c.before, c.act.meta.Effects)
 	switch {
 	case errors.Is(err, ErrNotFound):
 		after = &State{} // the page is gone: every entity was removed
@@ -327,6 +332,11 @@ func (c *call) run() (*outcome, *Error) {
 	}
 	d.Changed = changedEntities(c.act.meta.Effects, c.before, after)
 	afterActions := c.page.describe(c.r, after)
+	if err := after.loadErr(); err != nil && !errors.Is(err, ErrNotFound) {
+		c.site.opts.Logger.ErrorContext(c.r.Context(), "affordances: reloading state after an action", "route", c.page.route,
+			"action", c.act.meta.Name, "err", err)
+		return &outcome{delta: protocol.Delta{OK: true, Message: msg, Redirect: redirect, Output: d.Output}, redirect: redirect}, nil
+	}
 	if err := after.fault(); err != nil {
 		// The action ran; the new action list could not be computed.
 		c.site.opts.Logger.ErrorContext(c.r.Context(), "affordances: the site's code failed on the page state after an action",

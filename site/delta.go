@@ -15,7 +15,7 @@ func changedEntities(effects []string, before, after *State) map[string]any {
 	out := map[string]any{}
 	if len(effects) > 0 {
 		for _, k := range effects {
-			v, ok := after.Entities[k]
+			v, ok := after.entity(k)
 			if !ok {
 				out[k] = nil
 				continue

@@ -221,7 +221,10 @@ func (s *Site) renderFormFailure(w http.ResponseWriter, c *call, e *Error) {
 		return
 	}
 	st := c.before
-	if st == nil || st.fault() != nil {
+	if st != nil {
+		st.loadAll() // the view shows every entity
+	}
+	if st == nil || st.fault() != nil || st.loadErr() != nil {
 		var le *Error
 		if st, le = p.loadState(c.r); le != nil {
 			s.htmlFailure(w, c.r.Request, le)
@@ -258,6 +261,9 @@ type FormField struct{ Name, Value string }
 // renderConfirm shows a person what a confirm action would do, with a
 // button that posts the same form again with _confirm=true.
 func (s *Site) renderConfirm(w http.ResponseWriter, c *call, e *Error) {
+	if c.before != nil {
+		c.before.loadAll() // the page's header shows entities the guard did not read
+	}
 	d := ConfirmData{State: c.before, Summary: e.message, Action: c.name, Description: c.act.meta.Description,
 		Page: c.r.URL.RequestURI(), Request: c.r}
 	names := make([]string, 0, len(c.form))

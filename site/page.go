@@ -25,6 +25,15 @@ type PageOptions struct {
 	// Load reads the page's state. A nil Load gives every request an empty
 	// state.
 	Load Loader
+	// Entities load entities one by one, each the first time it is read
+	// (see [Entity]), so that a call loads only what its guards read and,
+	// after the action, only its Effects. A graph or an HTML page loads
+	// them all, after Load. A page may use Load, Entities, or both.
+	Entities []EntityLoader
+	// Finish completes the state of a graph or an HTML page once every
+	// entity is loaded: Nav, MD, anything computed from the entities. It
+	// is not run for calls, whose deltas carry neither.
+	Finish func(r *Request, st *State) error
 	// View renders the page's HTML from a [View]. When nil, browsers are
 	// sent to the wrapped application (see [Site.Wrap]), or get 406 from a
 	// site that wraps none.
@@ -167,26 +176,56 @@ func (p *Page) load(r *Request) (*State, error) {
 	return st, err
 }
 
+// loadFull reads the whole state, as a graph or an HTML page shows it:
+// Load, every entity loader, then Finish.
+func (p *Page) loadFull(r *Request) (*State, error) {
+	if len(p.opts.Entities) == 0 && p.opts.Finish == nil {
+		return p.load(r)
+	}
+	st, err := p.phaseState(r)
+	if err != nil {
+		return nil, err
+	}
+	if err := st.loadAll(); err != nil {
+		return nil, err
+	}
+	if p.opts.Finish != nil {
+		if err := p.opts.Finish(r, st); err != nil {
+			return nil, err
+		}
+	}
+	return st, nil
+}
+
 // loadState runs the page's loader for a request and turns its error into
 // the failure every transport answers with: not_found for [ErrNotFound],
 // internal (logged with the route and path) for anything else.
 func (p *Page) loadState(r *Request) (*State, *Error) {
-	st, err := p.load(r)
+	st, err := p.loadFull(r)
+	return st, p.loadFailure(r, err)
+}
+
+// loadFailure turns a loader's error into the failure every transport
+// answers with, or nil.
+func (p *Page) loadFailure(r *Request, err error) *Error {
+	if err == nil {
+		return nil
+	}
 	if errors.Is(err, ErrNotFound) {
-		return nil, newError(protocol.CodeNotFound, "no such page")
+		return newError(protocol.CodeNotFound, "no such page")
 	}
-	if err != nil {
-		p.site.opts.Logger.ErrorContext(r.Context(), "affordances: page loader failed",
-			"route", p.route, "path", r.URL.Path, "err", err)
-		return nil, newInternalError()
-	}
-	return st, nil
+	p.site.opts.Logger.ErrorContext(r.Context(), "affordances: page loader failed",
+		"route", p.route, "path", r.URL.Path, "err", err)
+	return newInternalError()
 }
 
 // checkFault turns a fault recorded on the state by the site's own code
 // (a wrongly typed entity, a panicking guard) into an internal failure,
 // logged with the route.
 func (p *Page) checkFault(r *Request, st *State) *Error {
+	if err := st.loadErr(); err != nil {
+		return p.loadFailure(r, err)
+	}
 	if err := st.fault(); err != nil {
 		p.site.opts.Logger.ErrorContext(r.Context(), "affordances: the site's code failed on the page state",
 			"route", p.route, "path", r.URL.Path, "err", err)

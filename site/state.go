@@ -23,7 +23,8 @@ type State struct {
 	// MD is an optional short Markdown rendering of the page.
 	MD string
 
-	err error // the first fault of code that read this state, see [Key.Get]
+	err  error      // the first fault of code that read this state, see [Key.Get]
+	lazy *lazyState // entity loaders not run yet, see [Entity]
 }
 
 // Key names an entity and gives it a Go type, so that a loader that writes
@@ -65,7 +66,7 @@ func (k Key[T]) Set(st *State, v T) {
 // Use [Key.Lookup] for an entity that a page may leave out.
 func (k Key[T]) Get(st *State) T {
 	v, ok := k.Lookup(st)
-	if !ok && st != nil && st.err == nil {
+	if !ok && st != nil && st.err == nil && st.loadErr() == nil {
 		st.err = fmt.Errorf("entity %q is missing from the state (want %s)", k.name, typeName[T]())
 	}
 	return v
@@ -78,7 +79,7 @@ func (k Key[T]) Lookup(st *State) (T, bool) {
 	if st == nil {
 		return zero, false
 	}
-	x, present := st.Entities[k.name]
+	x, present := st.entity(k.name)
 	if !present {
 		return zero, false
 	}

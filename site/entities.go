@@ -1,0 +1,137 @@
+package site
+
+// EntityLoader loads one entity of a page on its own, the first time the
+// entity is read. See [PageOptions.Entities] and [Entity].
+type EntityLoader struct {
+	name string
+	load func(r *Request) (any, error)
+}
+
+// Entity returns the loader of the entity k: load runs at most once per
+// request and phase, the first time the entity is read through k (or
+// when a graph or an HTML page needs every entity).
+//
+// Pages whose entities are loaded one by one let a call read only what
+// it needs: its guard loads the entities the guard reads; after the
+// action, only the entities of its Effects are loaded again, and the
+// others keep the value they had before (an action's Effects declare
+// everything it may change). load returns [ErrNotFound] when the request
+// names nothing that exists.
+func Entity[T any](k Key[T], load func(r *Request) (T, error)) EntityLoader {
+	return EntityLoader{name: k.name, load: func(r *Request) (any, error) { return load(r) }}
+}
+
+// lazyState is the part of a State that loads entities on first use.
+type lazyState struct {
+	r       *Request
+	page    *Page
+	pending map[string]bool // entities whose loader has not run yet
+	err     error           // the first loader's error
+}
+
+// phaseState is the state of one phase of a call: the page's Load, when
+// it has one, and every entity loader pending until its entity is read.
+func (p *Page) phaseState(r *Request) (*State, error) {
+	st := &State{}
+	if p.opts.Load != nil {
+		var err error
+		if st, err = p.load(r); err != nil {
+			return nil, err
+		}
+	}
+	if len(p.opts.Entities) > 0 {
+		lz := &lazyState{r: r, page: p, pending: make(map[string]bool, len(p.opts.Entities))}
+		for _, e := range p.opts.Entities {
+			if _, set := st.Entities[e.name]; !set {
+				lz.pending[e.name] = true
+			}
+		}
+		st.lazy = lz
+	}
+	return st, nil
+}
+
+// fill loads the named entity into st if its loader is pending. It
+// reports whether st now holds the entity.
+func (st *State) fill(name string) bool {
+	lz := st.lazy
+	if lz == nil || !lz.pending[name] {
+		return false
+	}
+	delete(lz.pending, name)
+	for _, e := range lz.page.opts.Entities {
+		if e.name != name {
+			continue
+		}
+		v, err := e.load(lz.r)
+		if err != nil {
+			if lz.err == nil {
+				lz.err = err
+			}
+			return false
+		}
+		if st.Entities == nil {
+			st.Entities = map[string]any{}
+		}
+		st.Entities[name] = v
+		return true
+	}
+	return false
+}
+
+// loadAll runs every pending loader, in the order the page declares
+// them, as a graph, an HTML page or a delta without Effects needs.
+func (st *State) loadAll() error {
+	if st.lazy == nil {
+		return nil
+	}
+	for _, e := range st.lazy.page.opts.Entities {
+		st.fill(e.name)
+	}
+	return st.lazy.err
+}
+
+// loadErr is the first error of an entity loader, or nil.
+func (st *State) loadErr() error {
+	if st == nil || st.lazy == nil {
+		return nil
+	}
+	return st.lazy.err
+}
+
+// afterState is the state after an action ran: the entities the action
+// declares it may change load again on first use; every other entity
+// read before keeps its value. Without Effects, everything is loaded
+// again, as the delta compares all of it.
+func (p *Page) afterState(r *Request, before *State, effects []string) (*State, error) {
+	after, err := p.phaseState(r)
+	if err != nil || after.lazy == nil {
+		return after, err
+	}
+	if len(effects) == 0 {
+		return after, after.loadAll()
+	}
+	changed := make(map[string]bool, len(effects))
+	for _, k := range effects {
+		changed[k] = true
+	}
+	for name := range before.Entities {
+		if after.lazy.pending[name] && !changed[name] {
+			if after.Entities == nil {
+				after.Entities = map[string]any{}
+			}
+			after.Entities[name] = before.Entities[name]
+			delete(after.lazy.pending, name)
+		}
+	}
+	return after, nil
+}
+
+// entity returns a named entity of the state, loading it when pending.
+func (st *State) entity(name string) (any, bool) {
+	v, ok := st.Entities[name]
+	if !ok && st.fill(name) {
+		v, ok = st.Entities[name]
+	}
+	return v, ok
+}
