@@ -53,7 +53,9 @@ func serveOnce(h http.Handler, method, target, body string, header ...string) *h
 }
 
 // plainGraphHandler is what a Go developer would write by hand to serve
-// the product page's graph: the same reads, the same document.
+// the product page's graph: the same reads, the same document. It is
+// measured behind the store's own front (security headers, error log), as
+// the store's pages are.
 func plainGraphHandler(e *Env, descriptor protocol.ActionDescriptor) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /products/{slug}", func(w http.ResponseWriter, r *http.Request) {
@@ -97,7 +99,7 @@ func graphOverhead(ctx context.Context, e *Env, smoke bool) (Row, error) {
 	if err := json.Unmarshal(first.Body.Bytes(), &g); err != nil || len(g.Actions) != 1 {
 		return Row{}, fmt.Errorf("the product graph: %v %s", err, first.Body)
 	}
-	plain := plainGraphHandler(e, g.Actions[0])
+	plain := e.app.Wrap(plainGraphHandler(e, g.Actions[0]))
 	if got := serveOnce(plain, "GET", productPath, ""); got.Body.String() != first.Body.String() {
 		return Row{}, fmt.Errorf("the hand-written handler writes another document:\n%s\n%s", got.Body, first.Body)
 	}
@@ -115,7 +117,8 @@ func graphOverhead(ctx context.Context, e *Env, smoke bool) (Row, error) {
 	}
 	return Row{Name: "graph GET, product page (in process)",
 		Ours: fmt.Sprintf("%s, %.0f allocs", dur(ns(ours.nsPerOp)), ours.allocsPerOp), Baseline: fmt.Sprintf("%s, %.0f allocs", dur(ns(base.nsPerOp)), base.allocsPerOp),
-		Ratio: ratio(ours.nsPerOp, base.nsPerOp), Goal: "≤ 1.25×", Met: metOrSmoke(smoke, ours.nsPerOp <= 1.25*base.nsPerOp)}, nil
+		Ratio: ratio(ours.nsPerOp, base.nsPerOp), Goal: "≤ 1.05×, ≤ 2 allocs more",
+		Met: metOrSmoke(smoke, ours.nsPerOp <= 1.05*base.nsPerOp && ours.allocsPerOp <= base.allocsPerOp+2)}, nil
 }
 
 // plainCallHandler is a hand-written handler for addToCart: the same token
@@ -215,7 +218,7 @@ func plainCallHandler(e *Env, inputSchema json.RawMessage, pageReads bool) (http
 		h.Set("Content-Length", strconv.Itoa(len(resp)))
 		w.Write(resp)
 	})
-	return mux, nil
+	return e.app.Wrap(mux), nil
 }
 
 func callOverhead(ctx context.Context, e *Env, smoke bool) ([]Row, error) {
@@ -262,7 +265,7 @@ func callOverhead(ctx context.Context, e *Env, smoke bool) ([]Row, error) {
 	cost := func(r result) string { return fmt.Sprintf("%s, %.0f allocs", dur(ns(r.nsPerOp)), r.allocsPerOp) }
 	return []Row{
 		{Name: "call addToCart, bearer (in process)", Ours: cost(ours), Baseline: cost(base),
-			Ratio: ratio(ours.nsPerOp, base.nsPerOp), Goal: "≤ 1.5×", Met: metOrSmoke(smoke, ours.nsPerOp <= 1.5*base.nsPerOp)},
+			Ratio: ratio(ours.nsPerOp, base.nsPerOp), Goal: "≤ 1.25×", Met: metOrSmoke(smoke, ours.nsPerOp <= 1.25*base.nsPerOp)},
 		{Name: "call addToCart vs a handler that also reads the page before and after", Ours: cost(ours2), Baseline: cost(reads),
 			Ratio: ratio(ours2.nsPerOp, reads.nsPerOp), Note: "the same database work as the guard and the delta"},
 	}, nil

@@ -21,12 +21,16 @@ func Entity[T any](k Key[T], load func(r *Request) (T, error)) EntityLoader {
 	return EntityLoader{name: k.name, load: func(r *Request) (any, error) { return load(r) }}
 }
 
+// maxEntityLoaders bounds a page's entity loaders: which ones are pending
+// is one bit each.
+const maxEntityLoaders = 64
+
 // lazyState is the part of a State that loads entities on first use.
 type lazyState struct {
+	page    *Page   // nil: nothing loads lazily
 	r       *Request
-	page    *Page
-	pending map[string]bool // entities whose loader has not run yet
-	err     error           // the first loader's error
+	pending uint64 // bit i: the page's entity loader i has not run yet
+	err     error  // the first loader's error
 }
 
 // phaseState is the state of one phase of a call: the page's Load, when
@@ -40,13 +44,12 @@ func (p *Page) phaseState(r *Request) (*State, error) {
 		}
 	}
 	if len(p.opts.Entities) > 0 {
-		lz := &lazyState{r: r, page: p, pending: make(map[string]bool, len(p.opts.Entities))}
-		for _, e := range p.opts.Entities {
+		st.lazy = lazyState{r: r, page: p}
+		for i, e := range p.opts.Entities {
 			if _, set := st.Entities[e.name]; !set {
-				lz.pending[e.name] = true
+				st.lazy.pending |= 1 << i
 			}
 		}
-		st.lazy = lz
 	}
 	return st, nil
 }
@@ -54,46 +57,60 @@ func (p *Page) phaseState(r *Request) (*State, error) {
 // fill loads the named entity into st if its loader is pending. It
 // reports whether st now holds the entity.
 func (st *State) fill(name string) bool {
-	lz := st.lazy
-	if lz == nil || !lz.pending[name] {
+	lz := &st.lazy
+	if lz.pending == 0 {
 		return false
 	}
-	delete(lz.pending, name)
-	for _, e := range lz.page.opts.Entities {
-		if e.name != name {
-			continue
+	for i, e := range lz.page.opts.Entities {
+		if e.name == name && lz.pending&(1<<i) != 0 {
+			return st.run(i)
 		}
-		v, err := e.load(lz.r)
-		if err != nil {
-			if lz.err == nil {
-				lz.err = err
-			}
-			return false
-		}
-		if st.Entities == nil {
-			st.Entities = map[string]any{}
-		}
-		st.Entities[name] = v
-		return true
 	}
 	return false
+}
+
+// run runs the page's entity loader i, once, and reports whether it
+// stored its entity.
+func (st *State) run(i int) bool {
+	lz := &st.lazy
+	lz.pending &^= 1 << i
+	e := lz.page.opts.Entities[i]
+	v, err := e.load(lz.r)
+	if err != nil {
+		if lz.err == nil {
+			lz.err = err
+		}
+		return false
+	}
+	if st.Entities == nil {
+		st.Entities = make(map[string]any, len(lz.page.opts.Entities))
+	}
+	st.Entities[e.name] = v
+	return true
 }
 
 // loadAll runs every pending loader, in the order the page declares
 // them, as a graph, an HTML page or a delta without Effects needs.
 func (st *State) loadAll() error {
-	if st.lazy == nil {
-		return nil
-	}
-	for _, e := range st.lazy.page.opts.Entities {
-		st.fill(e.name)
+	for i := range st.lazy.page.entityCount() {
+		if st.lazy.pending&(1<<i) != 0 {
+			st.run(i)
+		}
 	}
 	return st.lazy.err
 }
 
+// entityCount is how many entity loaders the page has; a nil page none.
+func (p *Page) entityCount() int {
+	if p == nil {
+		return 0
+	}
+	return len(p.opts.Entities)
+}
+
 // loadErr is the first error of an entity loader, or nil.
 func (st *State) loadErr() error {
-	if st == nil || st.lazy == nil {
+	if st == nil {
 		return nil
 	}
 	return st.lazy.err
@@ -105,7 +122,7 @@ func (st *State) loadErr() error {
 // again, as the delta compares all of it.
 func (p *Page) afterState(r *Request, before *State, effects []string) (*State, error) {
 	after, err := p.phaseState(r)
-	if err != nil || after.lazy == nil {
+	if err != nil || after.lazy.page == nil {
 		return after, err
 	}
 	if len(effects) == 0 {
@@ -115,13 +132,14 @@ func (p *Page) afterState(r *Request, before *State, effects []string) (*State, 
 	for _, k := range effects {
 		changed[k] = true
 	}
-	for name := range before.Entities {
-		if after.lazy.pending[name] && !changed[name] {
+	for i, e := range p.opts.Entities {
+		v, read := before.Entities[e.name]
+		if read && after.lazy.pending&(1<<i) != 0 && !changed[e.name] {
 			if after.Entities == nil {
-				after.Entities = map[string]any{}
+				after.Entities = make(map[string]any, len(p.opts.Entities))
 			}
-			after.Entities[name] = before.Entities[name]
-			delete(after.lazy.pending, name)
+			after.Entities[e.name] = v
+			after.lazy.pending &^= 1 << i
 		}
 	}
 	return after, nil

@@ -1,7 +1,6 @@
 package site
 
 import (
-	"encoding/json"
 	"net/http"
 
 	"github.com/affordances-go/affordances/protocol"
@@ -33,7 +32,9 @@ func (s *Site) graphBytes(hr *http.Request, p *Page) ([]byte, *Error) {
 	if e := p.checkFault(r, st); e != nil {
 		return nil, e
 	}
-	b, err := json.Marshal(g)
+	// Graph's own MarshalJSON writes compact JSON: calling it directly
+	// spares json.Marshal's second pass over the whole document.
+	b, err := g.MarshalJSON()
 	if err != nil {
 		s.opts.Logger.ErrorContext(r.Context(), "affordances: encoding graph", "route", p.route, "err", err)
 		return nil, newInternalError()

@@ -88,6 +88,7 @@ func (s *Site) Page(pattern string, opts PageOptions) *Page {
 	}
 	at := callerLocation()
 	s.checkPattern(pattern, at)
+	checkEntityLoaders(pattern, at, opts.Entities)
 	p := &Page{site: s, pattern: pattern, route: route, opts: opts, byName: map[string]*action{}, at: at}
 	s.pages = append(s.pages, p)
 	return p
@@ -177,17 +178,27 @@ func (p *Page) load(r *Request) (*State, error) {
 }
 
 // loadFull reads the whole state, as a graph or an HTML page shows it:
-// Load, every entity loader, then Finish.
+// Load, every entity loader in order, then Finish.
 func (p *Page) loadFull(r *Request) (*State, error) {
 	if len(p.opts.Entities) == 0 && p.opts.Finish == nil {
 		return p.load(r)
 	}
-	st, err := p.phaseState(r)
+	st, err := p.load(r)
 	if err != nil {
 		return nil, err
 	}
-	if err := st.loadAll(); err != nil {
-		return nil, err
+	if st.Entities == nil {
+		st.Entities = make(map[string]any, len(p.opts.Entities))
+	}
+	for _, e := range p.opts.Entities {
+		if _, set := st.Entities[e.name]; set {
+			continue
+		}
+		v, err := e.load(r)
+		if err != nil {
+			return nil, err
+		}
+		st.Entities[e.name] = v
 	}
 	if p.opts.Finish != nil {
 		if err := p.opts.Finish(r, st); err != nil {
@@ -232,4 +243,22 @@ func (p *Page) checkFault(r *Request, st *State) *Error {
 		return newInternalError()
 	}
 	return nil
+}
+
+// checkEntityLoaders panics, like a bad pattern, on entity loaders a page
+// cannot use: more than 64, two for one name, or one made without Entity.
+func checkEntityLoaders(pattern, at string, loaders []EntityLoader) {
+	if len(loaders) > maxEntityLoaders {
+		panic(fmt.Sprintf("site: page %q at %s: %d entity loaders, at most %d", pattern, at, len(loaders), maxEntityLoaders))
+	}
+	seen := map[string]bool{}
+	for _, e := range loaders {
+		if e.load == nil {
+			panic(fmt.Sprintf("site: page %q at %s: an entity loader not made with site.Entity", pattern, at))
+		}
+		if seen[e.name] {
+			panic(fmt.Sprintf("site: page %q at %s: two entity loaders for %q", pattern, at, e.name))
+		}
+		seen[e.name] = true
+	}
 }

@@ -12,10 +12,10 @@ import (
 // of them carries. HEAD gets the headers alone.
 func writeDocument(w http.ResponseWriter, r *http.Request, status int, body []byte) {
 	h := w.Header()
-	h.Set("Content-Type", protocol.MediaType)
-	h.Add("Vary", "Accept")
-	h.Set("Cache-Control", "private, no-store")
-	h.Set("X-Content-Type-Options", "nosniff")
+	h["Content-Type"] = mediaTypeValue
+	addVaryAccept(h)
+	h["Cache-Control"] = noStoreValue
+	h["X-Content-Type-Options"] = nosniffValue
 	h.Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(status)
 	if r.Method != http.MethodHead {
@@ -31,4 +31,23 @@ func writeDelta(w http.ResponseWriter, r *http.Request, status int, d protocol.D
 		status = http.StatusInternalServerError
 	}
 	writeDocument(w, r, status, b)
+}
+
+// Header values every document carries, shared rather than allocated per
+// response (a graph GET is the hot path). Their capacity is their length,
+// so that a handler adding to one gets a new slice, never a shared write.
+var (
+	mediaTypeValue = []string{protocol.MediaType}[:1:1]
+	noStoreValue   = []string{"private, no-store"}[:1:1]
+	nosniffValue   = []string{"nosniff"}[:1:1]
+	acceptValue    = []string{"Accept"}[:1:1]
+)
+
+// addVaryAccept adds Accept to the Vary header.
+func addVaryAccept(h http.Header) {
+	if _, ok := h["Vary"]; ok {
+		h.Add("Vary", "Accept")
+		return
+	}
+	h["Vary"] = acceptValue
 }

@@ -356,7 +356,7 @@ func (ph *pageHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // advertise adds the headers of an HTML response for a page with a graph.
 func advertise(h http.Header) {
-	h.Add("Vary", "Accept")
+	addVaryAccept(h)
 	h.Set("Link", `<?affordances=1>; rel="affordances"`)
 }
 

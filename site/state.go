@@ -24,7 +24,7 @@ type State struct {
 	MD string
 
 	err  error      // the first fault of code that read this state, see [Key.Get]
-	lazy *lazyState // entity loaders not run yet, see [Entity]
+	lazy lazyState // entity loaders not run yet, see [Entity]
 }
 
 // Key names an entity and gives it a Go type, so that a loader that writes

@@ -54,7 +54,14 @@ func (a *App) productPage() {
 	p := a.site.Page("/products/{slug}", site.PageOptions{
 		Description: "One product: its colours and sizes, each with its own stock",
 		View:        page("product.html"),
-		Load:        a.loader(a.loadProduct),
+		// One loader per entity: a call to addToCart reads the product
+		// for its guards and, after it ran, the cart alone.
+		Entities: append([]site.EntityLoader{site.Entity(productKey, a.product)}, a.headerLoaders()...),
+		Finish: func(r *site.Request, st *site.State) error {
+			st.Nav = []protocol.Nav{{To: "/", Label: "Catalog"}, {To: "/cart", Label: "Cart"}, {To: "/checkout", Label: "Checkout", When: "the cart is not empty"}}
+			st.MD = ProductMD(productKey.Get(st))
+			return nil
+		},
 	})
 	site.Handle(p, site.Action{
 		Name:        "addToCart",
@@ -67,18 +74,13 @@ func (a *App) productPage() {
 	}, a.addToCart)
 }
 
-func (a *App) loadProduct(r *site.Request, st *site.State) error {
+// product loads the product the page's path names.
+func (a *App) product(r *site.Request) (*Product, error) {
 	prod, err := a.store.Product(r.Context(), r.PathValue("slug"))
 	if errors.Is(err, ErrNotFound) {
-		return site.ErrNotFound
+		return nil, site.ErrNotFound
 	}
-	if err != nil {
-		return err
-	}
-	productKey.Set(st, prod)
-	st.Nav = []protocol.Nav{{To: "/", Label: "Catalog"}, {To: "/cart", Label: "Cart"}, {To: "/checkout", Label: "Checkout", When: "the cart is not empty"}}
-	st.MD = ProductMD(prod)
-	return nil
+	return prod, err
 }
 
 func (a *App) addToCart(r *site.Request, in AddToCart) (site.Result[CartLine], error) {

@@ -86,6 +86,25 @@ func (a *App) header(r *site.Request, st *site.State) error {
 	return nil
 }
 
+// headerLoaders load the header's entities one by one, for pages whose
+// entities load on first use: the cart's summary and the account.
+func (a *App) headerLoaders() []site.EntityLoader {
+	return []site.EntityLoader{
+		site.Entity(cartSummaryKey, func(r *site.Request) (CartSummary, error) {
+			c, err := a.store.Cart(r.Context(), shopperOf(r).owner())
+			return CartSummary{Count: c.Count, Total: c.Total}, err
+		}),
+		site.Entity(accountKey, func(r *site.Request) (Account, error) {
+			sh := shopperOf(r)
+			acc := Account{SignedIn: sh.User != nil}
+			if sh.User != nil {
+				acc.Name = sh.User.Name
+			}
+			return acc, nil
+		}),
+	}
+}
+
 // declined maps the store's "cannot do that now" to the protocol's
 // unavailable; other errors stay internal.
 func declined(err error) error {
