@@ -27,7 +27,7 @@ const maxEntityLoaders = 64
 
 // lazyState is the part of a State that loads entities on first use.
 type lazyState struct {
-	page    *Page   // nil: nothing loads lazily
+	page    *Page // nil: nothing loads lazily
 	r       *Request
 	pending uint64 // bit i: the page's entity loader i has not run yet
 	err     error  // the first loader's error

@@ -23,7 +23,7 @@ type State struct {
 	// MD is an optional short Markdown rendering of the page.
 	MD string
 
-	err  error      // the first fault of code that read this state, see [Key.Get]
+	err  error     // the first fault of code that read this state, see [Key.Get]
 	lazy lazyState // entity loaders not run yet, see [Entity]
 }
 

@@ -34,7 +34,7 @@ type App struct {
 	handler   http.Handler
 	failures  *failures // failed sign-ins per account
 	log       *slog.Logger
-	approvals bool   // placeOrder and cancelOrder need the person's approval on the site
+	approvals bool     // placeOrder and cancelOrder need the person's approval on the site
 	csp       []string // the Content-Security-Policy header's value
 }
 
