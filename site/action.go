@@ -111,7 +111,8 @@ type Done = Result[NoOutput]
 type action struct {
 	meta      Action
 	page      *Page
-	summary   protocol.ActionSummary
+	summary   protocol.ActionSummary // as the site index lists it
+	inGraph   protocol.ActionSummary // as graphs and deltas list it: without the output schema
 	input     *schema.Schema     // the input schema, for converting form values
 	validator *jsonschema.Schema // compiled input schema
 	hasOutput bool
@@ -232,6 +233,11 @@ func newAction(p *Page, a Action, in, out reflect.Type) (*action, error) {
 		}
 		act.summary.Output = b
 	}
+	// Graphs and deltas leave the output schema out: the delta carries the
+	// output itself, and the site index (and the MCP tools) describe it
+	// for planning. It cost the product graph 139 of its 735 tokens.
+	act.inGraph = act.summary
+	act.inGraph.Output = nil
 	return act, nil
 }
 
@@ -303,5 +309,5 @@ func (a *action) describe(r *Request, st *State) protocol.ActionDescriptor {
 	if ok {
 		reason = ""
 	}
-	return protocol.ActionDescriptor{ActionSummary: a.summary, Available: ok, Reason: reason}
+	return protocol.ActionDescriptor{ActionSummary: a.inGraph, Available: ok, Reason: reason}
 }

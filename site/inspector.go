@@ -78,9 +78,14 @@ func (s *Site) serveInspector(w http.ResponseWriter, hr *http.Request) {
 		b, _ := json.MarshalIndent(g, "", "  ")
 		d.Graph, d.Bytes = string(b), len(mustCompact(g))
 		d.Tokens = d.Bytes / 4
+		page, _ := s.route(hr, path, http.MethodGet)
 		for _, a := range g.Actions {
+			var output json.RawMessage // graphs leave it out; the index has it
+			if page != nil && page.byName[a.Name] != nil {
+				output = page.byName[a.Name].summary.Output
+			}
 			d.Actions = append(d.Actions, inspectedAction{ActionDescriptor: a, InputSchema: indent(a.Input),
-				OutputSchema: indent(a.Output), Example: exampleInput(a.Input), Confirm: a.Expose == protocol.ExposeConfirm})
+				OutputSchema: indent(output), Example: exampleInput(a.Input), Confirm: a.Expose == protocol.ExposeConfirm})
 		}
 	}
 	var buf bytes.Buffer

@@ -9,13 +9,16 @@ import (
 )
 
 // Address is where an order is delivered. It is placeOrder's optional
-// input, an account's saved address, and part of an order.
+// input, an account's saved address, and part of an order. Its schema
+// says no more than an agent needs to fill it (every keyword costs
+// tokens in each graph and delta that lists placeOrder): the names speak
+// for themselves, and the two fields with a pattern carry an example.
 type Address struct {
-	Name     string `json:"name" title:"Name" description:"who receives the parcel" minLength:"1" maxLength:"100" example:"Ada Lovelace"`
-	Street   string `json:"street" title:"Street" description:"street and number" minLength:"1" maxLength:"200" example:"12 Rue des Archives"`
-	Postcode string `json:"postcode" title:"Postcode" description:"the postal code" pattern:"^[A-Za-z0-9][A-Za-z0-9 -]{1,9}$" example:"75004"`
-	City     string `json:"city" title:"City" minLength:"1" maxLength:"100" example:"Paris"`
-	Country  string `json:"country" title:"Country" description:"a two-letter country code" pattern:"^[A-Z]{2}$" example:"FR"`
+	Name     string `json:"name" minLength:"1" maxLength:"100"`
+	Street   string `json:"street" minLength:"1" maxLength:"200"`
+	Postcode string `json:"postcode" pattern:"^[A-Za-z0-9][A-Za-z0-9 -]{1,9}$" example:"75004"`
+	City     string `json:"city" minLength:"1" maxLength:"100"`
+	Country  string `json:"country" description:"ISO 3166 code" pattern:"^[A-Z]{2}$" example:"FR"`
 }
 
 // String writes the address on one line, as a summary shows it.

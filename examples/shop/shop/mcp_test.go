@@ -60,7 +60,7 @@ func TestMCP_BuysATeeThroughTheStoresEndpoint(t *testing.T) {
 		json.Unmarshal(b, &d)
 		return res, string(d.Error.Code)
 	}
-	if res, code := call("readPage", map[string]any{"page": "/products/heavyweight-tee"}); code != "ok" || !strings.Contains(res.Content[0].(*sdk.TextContent).Text, "Black M") {
+	if res, code := call("readPage", map[string]any{"page": "/products/heavyweight-tee"}); code != "ok" || !strings.Contains(res.Content[0].(*sdk.TextContent).Text, "Sold out: Black XL") {
 		t.Fatalf("readPage: %s", code)
 	}
 	if _, code := call("addToCart", map[string]any{"page": "/products/heavyweight-tee", "sku": "TEE-BLK-M"}); code != "ok" {

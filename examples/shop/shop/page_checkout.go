@@ -14,8 +14,8 @@ var deliveryKey = site.NewKey[*Address]("savedAddress")
 
 // PlaceOrder is the input of placeOrder: where to deliver, optionally.
 type PlaceOrder struct {
-	Address     *Address `json:"address,omitempty" description:"where to deliver; without it, the account's saved address (savedAddress)"`
-	SaveAddress bool     `json:"saveAddress,omitempty" title:"Save this address for next time" description:"keep address as the account's address for next time"`
+	Address     *Address `json:"address,omitempty" description:"default: savedAddress"`
+	SaveAddress bool     `json:"saveAddress,omitempty" description:"keep address for next orders"`
 }
 
 // deliverTo is the address the order goes to: the input's, else the
@@ -73,7 +73,7 @@ func (a *App) checkoutPage() {
 		}),
 	})
 	site.Handle(p, site.Action{
-		Name: "placeOrder", Description: "Order everything in the cart, delivered to the saved address or to address, paid on delivery",
+		Name: "placeOrder", Description: "Order the cart, paid on delivery",
 		Expose: protocol.ExposeConfirm, Effects: []string{"cart"}, Guard: cartNotEmpty, RequireApproval: a.approvals,
 	}, a.placeOrder)
 }

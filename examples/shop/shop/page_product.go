@@ -12,29 +12,26 @@ import (
 )
 
 // ProductMD is the short Markdown rendering of a product page: what it
-// is, its price, and which sizes can be bought. The stock of each size is
-// in the product entity.
+// is, its price, and what cannot be bought. The stock of every colour and
+// size is in the product entity, and is not repeated here.
 func ProductMD(prod *Product) string {
-	var in, out []string
+	var out []string
 	for _, v := range prod.Variants {
-		if v.Stock > 0 {
-			in = append(in, v.Colour+" "+v.Size)
-		} else {
+		if v.Stock == 0 {
 			out = append(out, v.Colour+" "+v.Size)
 		}
 	}
-	var md strings.Builder
-	fmt.Fprintf(&md, "# %s\n\n%s. %s\n\nIn stock: %s.", prod.Name, prod.Price, prod.Description, strings.Join(in, ", "))
+	md := fmt.Sprintf("# %s\n\n%s. %s\n", prod.Name, prod.Price, prod.Description)
 	if len(out) > 0 {
-		fmt.Fprintf(&md, " Sold out: %s.", strings.Join(out, ", "))
+		md += "\nSold out: " + strings.Join(out, ", ") + ".\n"
 	}
-	return md.String() + "\n"
+	return md
 }
 
 // AddToCart is the input of addToCart.
 type AddToCart struct {
 	SKU string `json:"sku" description:"the SKU of the colour and size to add" pattern:"^[A-Z0-9-]{3,40}$" example:"TEE-BLK-M"`
-	Qty int    `json:"qty,omitempty" description:"how many (default 1)" minimum:"1" maximum:"10" default:"1"`
+	Qty int    `json:"qty,omitempty" minimum:"1" maximum:"10" default:"1"`
 }
 
 // Guard checks that the SKU is a size of this product and in stock.
