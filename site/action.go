@@ -113,8 +113,8 @@ type action struct {
 	page      *Page
 	summary   protocol.ActionSummary // as the site index lists it
 	inGraph   protocol.ActionSummary // as graphs and deltas list it: without the output schema
-	input     *schema.Schema     // the input schema, for converting form values
-	validator *jsonschema.Schema // compiled input schema
+	input     *schema.Schema         // the input schema, for converting form values
+	validator *jsonschema.Schema     // compiled input schema
 	hasOutput bool
 	cases     *caseTree // Go field names of the input, for case-sensitive decoding
 	decode    func(raw []byte) (any, error)
