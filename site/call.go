@@ -43,6 +43,11 @@ type call struct {
 	act    *action
 	in     any    // the decoded, validated input
 	before *State // the state the guard saw: the "before" of the delta
+
+	// For the site's Observer: the steps that ran, and a limiter fault.
+	steps        [maxSteps]Step
+	nsteps       int
+	limiterFault bool
 }
 
 // newCall finds the caller and starts a call. A rejected bearer token is
@@ -75,7 +80,9 @@ func (s *Site) newCall(hr *http.Request, p *Page, transport string) (*call, *Err
 func (s *Site) execute(w http.ResponseWriter, hr *http.Request, p *Page, transport string, decode func(*call) *Error) (*call, *outcome, *Error) {
 	c, e := s.newCall(hr, p, transport)
 	if e == nil {
+		t := c.stepStart()
 		e = decode(c)
+		c.stepDone(StepDecode, t)
 	}
 	var out *outcome
 	if e == nil {
@@ -99,25 +106,32 @@ type outcome struct {
 // pipeline runs the protocol's seven steps in order and stops at the first
 // failure. Every transport goes through it.
 func (c *call) pipeline() (*outcome, *Error) {
-	if e := c.resolve(); e != nil {
-		return nil, e
+	for _, step := range pipelineSteps {
+		t := c.stepStart()
+		e := step.run(c)
+		c.stepDone(step.name, t)
+		if e != nil {
+			return nil, e
+		}
 	}
-	if e := c.authorize(); e != nil {
-		return nil, e
-	}
-	if e := c.rateLimit(); e != nil {
-		return nil, e
-	}
-	if e := c.validate(); e != nil {
-		return nil, e
-	}
-	if e := c.checkGuard(); e != nil {
-		return nil, e
-	}
-	if e := c.requireConfirmation(); e != nil {
-		return nil, e
-	}
-	return c.run()
+	t := c.stepStart()
+	out, e := c.run()
+	c.stepDone(StepRun, t)
+	return out, e
+}
+
+// pipelineSteps are steps 1 to 6, in the protocol's order; step 7, run,
+// follows them.
+var pipelineSteps = [...]struct {
+	name string
+	run  func(*call) *Error
+}{
+	{StepResolve, (*call).resolve},
+	{StepAuthorize, (*call).authorize},
+	{StepRateLimit, (*call).rateLimit},
+	{StepValidate, (*call).validate},
+	{StepGuard, (*call).checkGuard},
+	{StepConfirm, (*call).requireConfirmation},
 }
 
 // resolve is step 1: find the action on the page's route. An unknown name
@@ -159,6 +173,7 @@ func (c *call) rateLimit() *Error {
 	d, err := s.opts.Limiter.Allow(c.r.Context(), key, l)
 	if err != nil {
 		s.limiterFaults.Add(1)
+		c.limiterFault = true
 		if n, ok := s.faultLog.due(time.Now()); ok {
 			s.opts.Logger.WarnContext(c.r.Context(), "affordances: rate limiter failed", "route", c.page.route,
 				"action", c.act.meta.Name, "fail_closed", s.opts.LimiterFailClosed, "faults_since_last_report", n, "err", err)
@@ -357,8 +372,10 @@ func (c *call) invoke() (out any, msg, redirect string, err error) {
 	return c.act.run(c.r, c.in)
 }
 
-// auditCall logs the one record every call leaves, by any transport.
+// auditCall logs the one record every call leaves, by any transport, and
+// tells the site's Observer.
 func (c *call) auditCall(status int, code string) {
+	c.observe(status, code)
 	action := c.name
 	if len(action) > 64 {
 		action = action[:64] // an unknown name is the caller's text: bound it

@@ -2,13 +2,21 @@ package site
 
 import (
 	"net/http"
+	"time"
 
 	"github.com/affordances-go/affordances/protocol"
 )
 
 // serveGraph answers an agent's GET or HEAD of a page with its graph.
 func (s *Site) serveGraph(w http.ResponseWriter, hr *http.Request, p *Page) {
-	b, e := s.graphBytes(hr, p)
+	var start time.Time
+	if s.opts.Observer != nil {
+		start = time.Now()
+	}
+	b, mode, e := s.graphBytes(hr, p)
+	if s.opts.Observer != nil {
+		s.observeGraph(hr.Context(), p, transportAgent, mode, start, len(b), e)
+	}
 	if e != nil {
 		writeFailure(w, hr, e)
 		return
@@ -19,27 +27,27 @@ func (s *Site) serveGraph(w http.ResponseWriter, hr *http.Request, p *Page) {
 
 // graphBytes finds the caller, loads the page's state and encodes its
 // graph.
-func (s *Site) graphBytes(hr *http.Request, p *Page) ([]byte, *Error) {
+func (s *Site) graphBytes(hr *http.Request, p *Page) ([]byte, protocol.AuthMode, *Error) {
 	r, e := s.authenticate(hr)
 	if e != nil {
-		return nil, e
+		return nil, "", e
 	}
 	st, e := p.loadState(r)
 	if e != nil {
-		return nil, e
+		return nil, r.Caller.Mode, e
 	}
 	g := p.graph(r, st)
 	if e := p.checkFault(r, st); e != nil {
-		return nil, e
+		return nil, r.Caller.Mode, e
 	}
 	// Graph's own MarshalJSON writes compact JSON: calling it directly
 	// spares json.Marshal's second pass over the whole document.
 	b, err := g.MarshalJSON()
 	if err != nil {
 		s.opts.Logger.ErrorContext(r.Context(), "affordances: encoding graph", "route", p.route, "err", err)
-		return nil, newInternalError()
+		return nil, r.Caller.Mode, newInternalError()
 	}
-	return b, nil
+	return b, r.Caller.Mode, nil
 }
 
 // graph builds the page's graph for this request and state.

@@ -97,6 +97,11 @@ type Options struct {
 	// and shows only what that person may see. Off by default, and then
 	// the path does not exist; turn it on in development only.
 	Inspector bool
+
+	// Observer is told about every call and graph read, with the time of
+	// each pipeline step (see [Observer]; package site/siteotel reports
+	// them to OpenTelemetry). Default: none, and no clock is read for it.
+	Observer Observer
 }
 
 // Site is an Affordances site: an http.Handler serving pages to browsers

@@ -1,0 +1,138 @@
+package site
+
+import (
+	"context"
+	"time"
+
+	"github.com/affordances-go/affordances/protocol"
+)
+
+// Observer sees every call and every graph read of a site, whatever the
+// transport (an agent's POST, an HTML form, the MCP endpoint), so that an
+// operator can count, time and trace them. It is told what happened and
+// how long each step of the pipeline took; never who the caller is, nor
+// any input value. Package site/siteotel turns it into OpenTelemetry
+// spans and metrics; the site itself imports neither.
+//
+// Its methods run on the request's goroutine after the answer is decided,
+// with the request's context (which carries the incoming trace, when a
+// middleware such as siteotel.Handler extracted it). They must be safe
+// for concurrent use and quick: the call waits for them.
+type Observer interface {
+	// ObserveCall is told about one call, once, when it ended.
+	ObserveCall(ctx context.Context, c CallEvent)
+	// ObserveGraph is told about one graph read, once, when it ended.
+	ObserveGraph(ctx context.Context, g GraphEvent)
+}
+
+// CallEvent is one call as an Observer sees it.
+type CallEvent struct {
+	// Route is the page's route in bracket form, such as /products/[slug].
+	Route string
+	// Action is the action's name, or "" when the call named none that
+	// the route has (an unknown name is the caller's text, not recorded).
+	Action string
+	// Transport is how the call came: "agent", "form", "mcp", "inspector".
+	Transport string
+	// Code is "ok" or the protocol's error code.
+	Code string
+	// Status is the HTTP status the transport answered with.
+	Status int
+	// Caller is the kind of caller: "anonymous", "cookie" or "bearer".
+	Caller string
+	// Start is when the call began; Duration how long it took.
+	Start    time.Time
+	Duration time.Duration
+	// Steps are the pipeline's steps that ran, in order, with their times.
+	Steps []Step
+	// LimiterFault reports that the rate limiter failed during the call
+	// (the site then followed its fail-open or fail-closed policy).
+	LimiterFault bool
+}
+
+// Step is one step of the call pipeline and how long it took.
+type Step struct {
+	// Name is one of the Step* constants.
+	Name     string
+	Start    time.Time
+	Duration time.Duration
+}
+
+// The names of the pipeline's steps, in their order.
+const (
+	StepDecode    = "decode"    // reading the request's body
+	StepResolve   = "resolve"   // 1: the action on the route
+	StepAuthorize = "authorize" // 2: Origin and expose
+	StepRateLimit = "rate_limit"
+	StepValidate  = "validate" // 4: the input against its schema
+	StepGuard     = "guard"    // 5: the state before, and the guards
+	StepConfirm   = "confirm"  // 6: confirmation and approval
+	StepRun       = "run"      // 7: the action, the state after, the delta
+)
+
+// GraphEvent is one graph read as an Observer sees it.
+type GraphEvent struct {
+	// Route is the page's route in bracket form.
+	Route string
+	// Transport is "agent" for a GET of the page, "other" for another
+	// transport's read (the MCP endpoint's readPage).
+	Transport string
+	// Code is "ok" or the protocol's error code.
+	Code string
+	// Caller is "anonymous", "cookie" or "bearer".
+	Caller string
+	// Bytes is the graph's size; 0 when the read failed.
+	Bytes    int
+	Start    time.Time
+	Duration time.Duration
+}
+
+// maxSteps bounds the steps a call records: decode and the seven.
+const maxSteps = 8
+
+// stepStart returns the time a step starts, when the site is observed;
+// an unobserved call reads no clock.
+func (c *call) stepStart() time.Time {
+	if c.site.opts.Observer == nil {
+		return time.Time{}
+	}
+	return time.Now()
+}
+
+// stepDone records a step that started at t.
+func (c *call) stepDone(name string, t time.Time) {
+	if t.IsZero() || c.nsteps == maxSteps {
+		return
+	}
+	c.steps[c.nsteps] = Step{Name: name, Start: t, Duration: time.Since(t)}
+	c.nsteps++
+}
+
+// observe tells the site's Observer about a call that ended.
+func (c *call) observe(status int, code string) {
+	o := c.site.opts.Observer
+	if o == nil {
+		return
+	}
+	action := ""
+	if c.act != nil {
+		action = c.act.meta.Name
+	}
+	o.ObserveCall(c.r.Context(), CallEvent{Route: c.page.route, Action: action, Transport: c.transport,
+		Code: code, Status: status, Caller: authName(c.caller.Mode), Start: c.started,
+		Duration: time.Since(c.started), Steps: c.steps[:c.nsteps], LimiterFault: c.limiterFault})
+}
+
+// observeGraph tells the site's Observer about a graph read.
+func (s *Site) observeGraph(ctx context.Context, p *Page, transport string, caller protocol.AuthMode, start time.Time, n int, e *Error) {
+	o := s.opts.Observer
+	if o == nil {
+		return
+	}
+	code := "ok"
+	if e != nil {
+		code = string(e.code)
+	}
+	o.ObserveGraph(ctx, GraphEvent{Route: p.route, Transport: transport, Code: code, Caller: authName(caller),
+		Bytes: n, Start: start, Duration: time.Since(start)})
+}
