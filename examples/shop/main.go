@@ -31,15 +31,24 @@ func main() {
 	redisURL := flag.String("redis", "", "a redis:// URL: count rate limits in Redis, shared by every instance (default: in memory)")
 	failClosed := flag.Bool("limiter-fail-closed", false, "deny calls (429) while Redis is unreachable, instead of allowing and counting them")
 	dev := flag.Bool("dev", false, "development: serve the inspector at "+site.InspectorPath+" (a page and its graph side by side)")
+	adminAddr := flag.String("admin-addr", "", "a private HOST:PORT serving /metrics (Prometheus) and /healthz; off when empty")
 	approvals := flag.Bool("approvals", true, "placeOrder and cancelOrder need the person's approval on the site; false: plain v0 confirmation everywhere")
 	flag.Parse()
-	if err := run(*addr, *dbPath, *approvals, *redisURL, *failClosed, *dev); err != nil {
+	if err := run(config{addr: *addr, dbPath: *dbPath, approvals: *approvals, redisURL: *redisURL,
+		failClosed: *failClosed, dev: *dev, adminAddr: *adminAddr}); err != nil {
 		fmt.Fprintln(os.Stderr, "shop:", err)
 		os.Exit(1)
 	}
 }
 
-func run(addr, dbPath string, approvals bool, redisURL string, failClosed, dev bool) error {
+// config is the command line.
+type config struct {
+	addr, dbPath, redisURL, adminAddr string
+	approvals, failClosed, dev        bool
+}
+
+func run(cf config) error {
+	addr, dbPath, approvals, redisURL, failClosed, dev := cf.addr, cf.dbPath, cf.approvals, cf.redisURL, cf.failClosed, cf.dev
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
@@ -63,6 +72,21 @@ func run(addr, dbPath string, approvals bool, redisURL string, failClosed, dev b
 
 	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	opts := shop.Options{Logger: logger, NoApprovals: !approvals, LimiterFailClosed: failClosed, Dev: dev}
+	// Telemetry: metrics when an admin address is given, traces when the
+	// standard OTLP variables name an endpoint.
+	traces := os.Getenv("OTEL_EXPORTER_OTLP_ENDPOINT") != "" || os.Getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") != ""
+	var tel *shop.Telemetry
+	if cf.adminAddr != "" || traces {
+		if tel, err = shop.NewTelemetry(ctx, traces); err != nil {
+			return err
+		}
+		defer func() {
+			flush, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			tel.Shutdown(flush)
+		}()
+		opts.Observer = tel.Observer
+	}
 	if redisURL != "" {
 		ro, err := redis.ParseURL(redisURL)
 		if err != nil {
@@ -72,9 +96,20 @@ func run(addr, dbPath string, approvals bool, redisURL string, failClosed, dev b
 		defer rdb.Close()
 		opts.Limiter = redislimit.New(rdb, nil)
 	}
+	app := shop.New(store, opts)
+	if cf.adminAddr != "" {
+		admin := &http.Server{Addr: cf.adminAddr, Handler: app.Admin(tel.Metrics), ReadHeaderTimeout: 5 * time.Second}
+		go func() {
+			if err := admin.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				logger.Error("shop: the admin address", "addr", cf.adminAddr, "err", err)
+			}
+		}()
+		defer admin.Close()
+		logger.Info("admin address: /metrics and /healthz", "addr", cf.adminAddr)
+	}
 	srv := &http.Server{
 		Addr:              addr,
-		Handler:           shop.New(store, opts),
+		Handler:           app,
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       15 * time.Second,
 		WriteTimeout:      30 * time.Second,

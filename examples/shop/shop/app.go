@@ -57,6 +57,9 @@ type Options struct {
 	// without the person's approval on the site (for tools and benchmarks
 	// that exercise v0 alone).
 	NoApprovals bool
+	// Observer is told about every call and graph read (see
+	// NewTelemetry).
+	Observer site.Observer
 	// Dev turns on the site's inspector (site.InspectorPath) and lets the
 	// shop's pages be framed by itself, which the inspector needs. For
 	// development only.
@@ -89,6 +92,7 @@ func New(store *Store, opts Options) *App {
 		Approvals: store.Approvals(),
 		SignInURL: "/login",
 		Inspector: opts.Dev,
+		Observer:  opts.Observer,
 	})
 	a.register()
 	// Agents in MCP hosts reach the same actions at /mcp.
