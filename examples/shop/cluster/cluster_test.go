@@ -29,6 +29,7 @@ import (
 type instance struct {
 	name  string
 	url   string
+	admin string // the admin address: /metrics and /healthz
 	app   *shop.App
 	store *shop.Store
 }
@@ -63,13 +64,19 @@ func startCluster(t *testing.T) *cluster {
 		}
 		rdb := redis.NewClient(&redis.Options{Addr: c.redis.Addr, MaxRetries: -1, DialTimeout: 200 * time.Millisecond})
 		t.Cleanup(func() { rdb.Close() })
+		tel, err := shop.NewTelemetry(ctx, false)
+		if err != nil {
+			t.Fatal(err)
+		}
 		app := shop.New(store, shop.Options{Logger: quiet, NoApprovals: true, DefaultLimit: limit,
-			Limiter: redislimit.New(rdb, nil), LimiterFailClosed: failClosed})
+			Limiter: redislimit.New(rdb, nil), LimiterFailClosed: failClosed, Observer: tel.Observer})
+		admin := httptest.NewServer(app.Admin(tel.Metrics))
+		t.Cleanup(admin.Close)
 		srv := httptest.NewUnstartedServer(app)
 		srv.Config.ReadHeaderTimeout, srv.Config.WriteTimeout = 5*time.Second, 10*time.Second
 		srv.Start()
 		t.Cleanup(srv.Close)
-		return &instance{name: name, url: srv.URL, app: app, store: store}
+		return &instance{name: name, url: srv.URL, admin: admin.URL, app: app, store: store}
 	}
 	c.instances = []*instance{start("instance A", false), start("instance B", false)}
 	c.closed = start("instance C (fail-closed)", true)
@@ -191,6 +198,23 @@ func TestCluster(t *testing.T) {
 		time.Sleep(time.Duration(s) * time.Second)
 		if code, dcode, _ := call(t, c.instances[1].url, c.token, "/products/everyday-hoodie", body); code != 200 {
 			t.Errorf("after waiting Retry-After: %d %s", code, dcode)
+		}
+	})
+
+	t.Run("2b metrics add up across instances", func(t *testing.T) {
+		before := []float64{scrape(t, c.instances[0]), scrape(t, c.instances[1])}
+		const calls = 40
+		for range calls {
+			// Through nginx, which spreads them over both instances.
+			code, dcode, _ := call(t, c.proxy, c.token, "/cart", `{"action":"setQuantity","input":{"sku":"HOOD-GRE-M","qty":0}}`)
+			if code >= 500 {
+				t.Fatalf("a call through nginx: %d %s", code, dcode)
+			}
+		}
+		a, b := scrape(t, c.instances[0])-before[0], scrape(t, c.instances[1])-before[1]
+		figure("metrics: %d calls through nginx; /metrics of instance A counts %.0f, instance B %.0f, together %.0f", calls, a, b, a+b)
+		if a+b != calls || a == 0 || b == 0 {
+			t.Errorf("the instances count %.0f + %.0f calls, want %d in all, some on each", a, b, calls)
 		}
 	})
 
@@ -316,4 +340,28 @@ func TestCluster(t *testing.T) {
 			t.Errorf("a call after the restart: %d %s", code, dcode)
 		}
 	})
+}
+
+// scrape reads an instance's /metrics and sums affordances_calls_total
+// over every route, action, transport and code.
+func scrape(t *testing.T, in *instance) float64 {
+	t.Helper()
+	res, err := http.Get(in.admin + "/metrics")
+	if err != nil {
+		t.Fatalf("%s /metrics: %v", in.name, err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	total := 0.0
+	for _, line := range strings.Split(string(b), "\n") {
+		if !strings.HasPrefix(line, "affordances_calls_total{") {
+			continue
+		}
+		v, err := strconv.ParseFloat(line[strings.LastIndexByte(line, ' ')+1:], 64)
+		if err != nil {
+			t.Fatalf("%s /metrics: %q", in.name, line)
+		}
+		total += v
+	}
+	return total
 }
