@@ -234,7 +234,7 @@ func TestWrapAndHandWrittenForm(t *testing.T) {
 func TestServerGuide_GoBlocksAreCompiledCode(t *testing.T) {
 	guide := read(t, "server.md")
 	var code strings.Builder
-	for _, f := range []string{"server_test.go", "../examples/todo/main.go", "../examples/todo/page.html", "../examples/todo/main_test.go"} {
+	for _, f := range []string{"server_test.go", "chi_test.go", "../examples/todo/main.go", "../examples/todo/page.html", "../examples/todo/main_test.go"} {
 		code.WriteString(normalize(read(t, f)))
 	}
 	blocks := regexp.MustCompile("(?s)```(go|html)\n(.*?)```").FindAllStringSubmatch(guide, -1)
