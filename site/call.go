@@ -45,8 +45,7 @@ type call struct {
 	before *State // the state the guard saw: the "before" of the delta
 
 	// For the site's Observer: the steps that ran, and a limiter fault.
-	steps        [maxSteps]Step
-	nsteps       int
+	steps        []Step // allocated only when the site is observed
 	limiterFault bool
 }
 

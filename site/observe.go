@@ -101,11 +101,13 @@ func (c *call) stepStart() time.Time {
 
 // stepDone records a step that started at t.
 func (c *call) stepDone(name string, t time.Time) {
-	if t.IsZero() || c.nsteps == maxSteps {
+	if t.IsZero() {
 		return
 	}
-	c.steps[c.nsteps] = Step{Name: name, Start: t, Duration: time.Since(t)}
-	c.nsteps++
+	if c.steps == nil {
+		c.steps = make([]Step, 0, maxSteps)
+	}
+	c.steps = append(c.steps, Step{Name: name, Start: t, Duration: time.Since(t)})
 }
 
 // observe tells the site's Observer about a call that ended.
@@ -120,7 +122,7 @@ func (c *call) observe(status int, code string) {
 	}
 	o.ObserveCall(c.r.Context(), CallEvent{Route: c.page.route, Action: action, Transport: c.transport,
 		Code: code, Status: status, Caller: authName(c.caller.Mode), Start: c.started,
-		Duration: time.Since(c.started), Steps: c.steps[:c.nsteps], LimiterFault: c.limiterFault})
+		Duration: time.Since(c.started), Steps: c.steps, LimiterFault: c.limiterFault})
 }
 
 // observeGraph tells the site's Observer about a graph read.
