@@ -270,6 +270,7 @@ func TestCluster(t *testing.T) {
 		body := `{"action":"addToCart","input":{"sku":"CAP-NAV-ONESIZE"}}`
 		tok := c.token
 		faultsBefore := c.instances[0].app.Site().LimiterFaults() + c.instances[1].app.Site().LimiterFaults()
+		scrapedBefore := scrapeMetric(t, c.instances[0], "affordances_limiter_faults_total") + scrapeMetric(t, c.instances[1], "affordances_limiter_faults_total")
 		c.redis.Stop()
 		ok, fivexx := 0, 0 // ok: the limiter let the call through (200, or 409 for a full cart line)
 		for i := range 20 {
@@ -282,10 +283,11 @@ func TestCluster(t *testing.T) {
 			}
 		}
 		faults := c.instances[0].app.Site().LimiterFaults() + c.instances[1].app.Site().LimiterFaults() - faultsBefore
+		scraped := scrapeMetric(t, c.instances[0], "affordances_limiter_faults_total") + scrapeMetric(t, c.instances[1], "affordances_limiter_faults_total") - scrapedBefore
 		closedCode, _, _ := call(t, c.closed.url, tok, "/products/baseball-cap", body)
-		figure("redis down: 20 calls fail-open, %d let through, %d 5xx, %d faults counted; fail-closed answers %d", ok, fivexx, faults, closedCode)
-		if ok != 20 || fivexx != 0 || faults < 20 || closedCode != 429 {
-			t.Errorf("ok %d, 5xx %d, faults %d, fail-closed %d", ok, fivexx, faults, closedCode)
+		figure("redis down: 20 calls fail-open, %d let through, %d 5xx, %d faults counted (%.0f in /metrics); fail-closed answers %d", ok, fivexx, faults, scraped, closedCode)
+		if ok != 20 || fivexx != 0 || faults < 20 || int64(scraped) != faults || closedCode != 429 {
+			t.Errorf("ok %d, 5xx %d, faults %d (metrics %.0f), fail-closed %d", ok, fivexx, faults, scraped, closedCode)
 		}
 		c.redis.Start()
 		limited := 0
@@ -346,6 +348,13 @@ func TestCluster(t *testing.T) {
 // over every route, action, transport and code.
 func scrape(t *testing.T, in *instance) float64 {
 	t.Helper()
+	return scrapeMetric(t, in, "affordances_calls_total")
+}
+
+// scrapeMetric sums one metric of an instance's /metrics over all its
+// labels; a metric not yet reported is 0.
+func scrapeMetric(t *testing.T, in *instance, name string) float64 {
+	t.Helper()
 	res, err := http.Get(in.admin + "/metrics")
 	if err != nil {
 		t.Fatalf("%s /metrics: %v", in.name, err)
@@ -354,7 +363,7 @@ func scrape(t *testing.T, in *instance) float64 {
 	b, _ := io.ReadAll(res.Body)
 	total := 0.0
 	for _, line := range strings.Split(string(b), "\n") {
-		if !strings.HasPrefix(line, "affordances_calls_total{") {
+		if !strings.HasPrefix(line, name+"{") {
 			continue
 		}
 		v, err := strconv.ParseFloat(line[strings.LastIndexByte(line, ' ')+1:], 64)
