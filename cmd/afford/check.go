@@ -6,9 +6,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"net/url"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/affordances-go/affordances/conformance"
 )
@@ -78,6 +80,23 @@ func checkCmd(args []string, stdout, stderr io.Writer, getenv func(string) strin
 		}
 		fmt.Fprintf(stderr, "afford check: %v\n\n%s", err, checkUsage)
 		return exitUsage
+	}
+	if err := checkURL(pos[0]); err != nil {
+		bu := err.(badURLError)
+		fmt.Fprintf(stderr, "afford check: %s\n", bu.msg)
+		for _, h := range bu.hints {
+			fmt.Fprintf(stderr, "  → %s\n", h)
+		}
+		return exitUsage
+	}
+	if f := probe(pos[0]); f != nil {
+		// A site that does not answer at all fails every check for the
+		// same reason: say it once.
+		fmt.Fprintf(stderr, "afford check: %s\n", f.Message)
+		for _, h := range f.Hints {
+			fmt.Fprintf(stderr, "  → %s\n", h)
+		}
+		return exitFailure
 	}
 	cfg := conformance.Config{BaseURL: pos[0], Pages: pages, Token: *token, Cookie: *cookie, Burst: *burst}
 	if *jarPath != "" && cfg.Cookie == "" {
@@ -151,4 +170,19 @@ func printReport(w io.Writer, rep *conformance.Report) {
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "\n%s\n", rep.Summary())
+}
+
+// probe sends one GET to the site and describes a failure to get any
+// answer (refused, unknown host, timeout), or returns nil.
+func probe(base string) *failure {
+	c := &http.Client{Timeout: 10 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	res, err := c.Get(base)
+	if err != nil {
+		if f := explainNetwork(err, base); f != nil {
+			return f
+		}
+		return &failure{Message: "could not reach " + siteOf(base)}
+	}
+	res.Body.Close()
+	return nil
 }

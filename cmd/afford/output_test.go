@@ -128,3 +128,17 @@ func TestIndex_WithoutAuthModesSaysNone(t *testing.T) {
 		t.Errorf("index:\n%s", out)
 	}
 }
+
+// afford check says once that a site does not answer, and asks for a
+// scheme, instead of failing every check.
+func TestCheck_UnreachableOrWithoutScheme(t *testing.T) {
+	refused := closedPort(t)
+	code, _, errs := afford(t, nil, "check", refused+"/")
+	if code != exitFailure || !strings.Contains(errs, "is the site running at") || strings.Count(errs, "\n") > 2 {
+		t.Errorf("refused: %d %s", code, errs)
+	}
+	code, _, errs = afford(t, nil, "check", strings.TrimPrefix(refused, "http://"))
+	if code != exitUsage || !strings.Contains(errs, "did you mean http://") {
+		t.Errorf("no scheme: %d %s", code, errs)
+	}
+}
