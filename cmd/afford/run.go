@@ -47,7 +47,7 @@ const usage = `afford reads and operates Affordances sites.
 
 Usage:
   afford index URL                   the site's index: its pages and actions
-  afford get URL                     a page's graph: entities, actions, nav
+  afford get URL                     a page: its text, every entity, actions, nav (--full: long lists too)
   afford call URL ACTION [INPUT]     run an action on the page at URL
   afford check URL                   test a server against the protocol (afford check --help)
   afford mcp URL                     serve the site at URL to an MCP host, over stdio
