@@ -5,13 +5,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net/http"
 
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
 	"github.com/affordances-go/affordances/examples/shop/shop"
-	"github.com/affordances-go/affordances/protocol"
 	"github.com/affordances-go/affordances/site/ratelimit"
 	"github.com/affordances-go/affordances/site/siteotel"
 )
@@ -32,19 +30,8 @@ func observability(ctx context.Context, e *Env, smoke bool) ([]Row, error) {
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	observed := shop.New(e.store, shop.Options{Logger: quiet, DefaultLimit: ratelimit.PerMinute(1<<40, 1<<30), NoApprovals: true, Observer: obs})
 
-	body := `{"action":"addToCart","input":{"sku":"HOOD-GRE-M","qty":1}}`
-	auth := "Bearer " + e.token
-	post := func(h http.Handler) func() error {
-		return func() error {
-			e.beforeAdd(ctx)
-			if w := serveOnce(h, "POST", callPath, body, "Content-Type", protocol.MediaType, "Authorization", auth); w.Code != 200 {
-				return fmt.Errorf("status %d: %s", w.Code, w.Body)
-			}
-			return nil
-		}
-	}
 	e.resetCart(ctx)
-	on, off, err := compare(post(observed), post(e.app), 5, smoke)
+	on, off, err := compare(e.addToCart(ctx, observed), e.addToCart(ctx, e.app), 5, smoke)
 	e.resetCart(ctx)
 	if err != nil {
 		return nil, err

@@ -9,14 +9,7 @@ import (
 
 // serveGraph answers an agent's GET or HEAD of a page with its graph.
 func (s *Site) serveGraph(w http.ResponseWriter, hr *http.Request, p *Page) {
-	var start time.Time
-	if s.opts.Observer != nil {
-		start = time.Now()
-	}
-	b, mode, e := s.graphBytes(hr, p)
-	if s.opts.Observer != nil {
-		s.observeGraph(hr.Context(), p, transportAgent, mode, start, len(b), e)
-	}
+	b, e := s.graphBytes(hr, p, transportAgent)
 	if e != nil {
 		writeFailure(w, hr, e)
 		return
@@ -25,9 +18,22 @@ func (s *Site) serveGraph(w http.ResponseWriter, hr *http.Request, p *Page) {
 	writeDocument(w, hr, http.StatusOK, b)
 }
 
-// graphBytes finds the caller, loads the page's state and encodes its
+// graphBytes reads the page's graph for a transport and tells the site's
+// Observer about the read.
+func (s *Site) graphBytes(hr *http.Request, p *Page, transport string) ([]byte, *Error) {
+	if s.opts.Observer == nil {
+		b, _, e := s.encodeGraph(hr, p)
+		return b, e
+	}
+	start := time.Now()
+	b, mode, e := s.encodeGraph(hr, p)
+	s.observeGraph(hr.Context(), p, transport, mode, start, len(b), e)
+	return b, e
+}
+
+// encodeGraph finds the caller, loads the page's state and encodes its
 // graph.
-func (s *Site) graphBytes(hr *http.Request, p *Page) ([]byte, protocol.AuthMode, *Error) {
+func (s *Site) encodeGraph(hr *http.Request, p *Page) ([]byte, protocol.AuthMode, *Error) {
 	r, e := s.authenticate(hr)
 	if e != nil {
 		return nil, "", e

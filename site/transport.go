@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
-	"time"
 
 	"github.com/affordances-go/affordances/protocol"
 )
@@ -82,14 +81,7 @@ func (s *Site) ReadGraph(hr *http.Request, path string) (*protocol.Graph, error)
 	if p == nil {
 		return nil, newError(protocol.CodeNotFound, "no Affordances graph at this path")
 	}
-	var start time.Time
-	if s.opts.Observer != nil {
-		start = time.Now()
-	}
-	b, mode, e := s.graphBytes(r, p)
-	if s.opts.Observer != nil {
-		s.observeGraph(hr.Context(), p, "other", mode, start, len(b), e)
-	}
+	b, e := s.graphBytes(r, p, "other")
 	if e != nil {
 		return nil, e
 	}

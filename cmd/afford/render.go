@@ -15,62 +15,14 @@ const foldAfter = 20
 // foldShow is how many items of a folded list are shown.
 const foldShow = 10
 
-// member is one member of a JSON object, in the order the server wrote it.
-type member struct {
-	key string
-	val any
-}
-
-// object is a JSON object that keeps its members' order: an entity reads
-// best in the order the site chose (slug, name, price, variants), which a
-// Go map would lose.
-type object []member
-
-// decodeOrdered decodes JSON with objects as [object] and numbers as
-// json.Number, so that values print exactly as the server sent them.
-func decodeOrdered(raw []byte) (any, error) {
+// decodeValue decodes JSON with numbers as json.Number, so that values
+// print exactly as the server sent them.
+func decodeValue(raw []byte) (any, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
-	return decodeValue(dec)
-}
-
-func decodeValue(dec *json.Decoder) (any, error) {
-	tok, err := dec.Token()
-	if err != nil {
-		return nil, err
-	}
-	switch t := tok.(type) {
-	case json.Delim:
-		switch t {
-		case '{':
-			var o object
-			for dec.More() {
-				k, err := dec.Token()
-				if err != nil {
-					return nil, err
-				}
-				v, err := decodeValue(dec)
-				if err != nil {
-					return nil, err
-				}
-				o = append(o, member{key: k.(string), val: v})
-			}
-			_, err := dec.Token()
-			return o, err
-		case '[':
-			a := []any{}
-			for dec.More() {
-				v, err := decodeValue(dec)
-				if err != nil {
-					return nil, err
-				}
-				a = append(a, v)
-			}
-			_, err := dec.Token()
-			return a, err
-		}
-	}
-	return tok, nil
+	var v any
+	err := dec.Decode(&v)
+	return v, err
 }
 
 // renderer writes JSON values as indented text a person reads: "key:
@@ -80,17 +32,18 @@ type renderer struct {
 	full bool // never fold a long list
 }
 
-// value writes v under a "key:" label at the given indent.
+// member writes v under a "key:" label at the given indent. Object
+// members come in key order: the client hands entities over as Go maps.
 func (r renderer) member(indent, key string, v any) {
 	if line, ok := inline(v); ok {
 		fmt.Fprintf(r.w, "%s%s: %s\n", indent, key, line)
 		return
 	}
 	switch v := v.(type) {
-	case object:
+	case map[string]any:
 		fmt.Fprintf(r.w, "%s%s:\n", indent, key)
-		for _, m := range v {
-			r.member(indent+"  ", m.key, m.val)
+		for _, k := range sortedKeys(v) {
+			r.member(indent+"  ", k, v[k])
 		}
 	case []any:
 		fmt.Fprintf(r.w, "%s%s: (%d)\n", indent, key, len(v))
@@ -109,20 +62,14 @@ func (r renderer) list(indent string, items []any) {
 			fmt.Fprintf(r.w, "%s- %s\n", indent, line)
 			continue
 		}
-		if o, ok := it.(object); ok && len(o) > 0 {
+		if o, ok := it.(map[string]any); ok && len(o) > 0 {
 			// The first member on the dash's line, the rest under it.
-			first := true
-			for _, m := range o {
+			for i, k := range sortedKeys(o) {
 				prefix := indent + "  "
-				if first {
+				if i == 0 {
 					prefix = indent + "- "
 				}
-				if line, ok := inline(m.val); ok {
-					fmt.Fprintf(r.w, "%s%s: %s\n", prefix, m.key, line)
-				} else {
-					r.member(prefix, m.key, m.val)
-				}
-				first = false
+				r.member(prefix, k, o[k])
 			}
 			continue
 		}
@@ -140,22 +87,22 @@ const inlineWidth = 100
 // of scalars short enough to read at a glance.
 func inline(v any) (string, bool) {
 	switch v := v.(type) {
-	case object:
+	case map[string]any:
 		if len(v) == 0 {
 			return "{}", true
 		}
-		parts := make([]string, len(v))
-		for i, m := range v {
-			s, ok := scalar(m.val)
+		var parts []string
+		for _, k := range sortedKeys(v) {
+			s, ok := scalar(v[k])
 			if !ok {
 				// One level of nesting stays inline: price {amount, currency}.
-				if sub, ok := v[i].val.(object); ok && allScalar(sub) {
+				if sub, ok := v[k].(map[string]any); ok && allScalar(sub) {
 					s, _ = inline(sub)
 				} else {
 					return "", false
 				}
 			}
-			parts[i] = m.key + ": " + s
+			parts = append(parts, k+": "+s)
 		}
 		line := "{" + strings.Join(parts, ", ") + "}"
 		return line, len(line) <= inlineWidth
@@ -177,9 +124,9 @@ func inline(v any) (string, bool) {
 	return scalar(v)
 }
 
-func allScalar(o object) bool {
-	for _, m := range o {
-		if _, ok := scalar(m.val); !ok {
+func allScalar(o map[string]any) bool {
+	for _, x := range o {
+		if _, ok := scalar(x); !ok {
 			return false
 		}
 	}
@@ -216,7 +163,7 @@ func renderEntity(w io.Writer, indent, name string, raw any, full bool) {
 		fmt.Fprintf(w, "%s%s: (unreadable)\n", indent, name)
 		return
 	}
-	v, err := decodeOrdered(b)
+	v, err := decodeValue(b)
 	if err != nil {
 		fmt.Fprintf(w, "%s%s: (unreadable)\n", indent, name)
 		return

@@ -1,7 +1,6 @@
 package shop_test
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,7 +19,7 @@ import (
 // (the document is never wider than the viewport), and each is saved as
 // a screenshot under a temporary directory, named in the test's log.
 func TestBrowser_AShopperOnAPhone(t *testing.T) {
-	exe := chromium(t)
+	ctx := browser(t, 120*time.Second)
 	ts := newTestShop(t)
 	shots, err := os.MkdirTemp("", "shop-screenshots-")
 	if err != nil {
@@ -28,20 +27,6 @@ func TestBrowser_AShopperOnAPhone(t *testing.T) {
 	}
 	t.Logf("screenshots in %s", shots)
 
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(exe), chromedp.NoSandbox, chromedp.DisableGPU,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-quic", true),
-		chromedp.UserDataDir(t.TempDir()),
-	)
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelAlloc()
-	ctx, cancel := chromedp.NewContext(allocCtx)
-	defer cancel()
-	ctx, cancelTimeout := context.WithTimeout(ctx, 120*time.Second)
-	defer cancelTimeout()
 	if err := chromedp.Do(ctx, chromedp.EmulateViewport(390, 844)); err != nil {
 		t.Fatal(err)
 	}

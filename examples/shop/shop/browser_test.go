@@ -30,18 +30,12 @@ func chromium(t *testing.T) string {
 	return ""
 }
 
-// TestBrowser_PersonAndAgentShareOneSession drives a real Chromium: a
-// person adds a tee with the form, an agent adds another in the same
-// session (the browser's cookie, the site's Origin), and the person sees
-// both after a reload.
-func TestBrowser_PersonAndAgentShareOneSession(t *testing.T) {
+// browser starts a headless Chromium for the test, with its own profile,
+// and returns its context, bounded by timeout; it stops with the test.
+func browser(t *testing.T, timeout time.Duration) context.Context {
 	exe := chromium(t)
-	ts := newTestShop(t)
-
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(exe),
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
+		chromedp.ExecPath(exe), chromedp.NoSandbox, chromedp.DisableGPU,
 		chromedp.Flag("disable-background-networking", true),
 		chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true),
@@ -49,11 +43,21 @@ func TestBrowser_PersonAndAgentShareOneSession(t *testing.T) {
 		chromedp.UserDataDir(t.TempDir()),
 	)
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelAlloc()
+	t.Cleanup(cancelAlloc)
 	ctx, cancel := chromedp.NewContext(allocCtx)
-	defer cancel()
-	ctx, cancelTimeout := context.WithTimeout(ctx, 90*time.Second)
-	defer cancelTimeout()
+	t.Cleanup(cancel)
+	ctx, cancelTimeout := context.WithTimeout(ctx, timeout)
+	t.Cleanup(cancelTimeout)
+	return ctx
+}
+
+// TestBrowser_PersonAndAgentShareOneSession drives a real Chromium: a
+// person adds a tee with the form, an agent adds another in the same
+// session (the browser's cookie, the site's Origin), and the person sees
+// both after a reload.
+func TestBrowser_PersonAndAgentShareOneSession(t *testing.T) {
+	ctx := browser(t, 90*time.Second)
+	ts := newTestShop(t)
 
 	err := chromedp.Do(ctx,
 		chromedp.Navigate(ts.url+"/products/heavyweight-tee"),
@@ -143,22 +147,8 @@ func waitText(t *testing.T, ctx context.Context, css, want string) string {
 // approval page and clicks Approve; the agent's call runs only after the
 // click.
 func TestBrowser_PersonApprovesAnAgentsOrderOnTheSite(t *testing.T) {
-	exe := chromium(t)
+	ctx := browser(t, 90*time.Second)
 	s := shoptest.StartWith(t, shop.Options{})
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(exe), chromedp.NoSandbox, chromedp.DisableGPU,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-quic", true),
-		chromedp.UserDataDir(t.TempDir()),
-	)
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelAlloc()
-	ctx, cancel := chromedp.NewContext(allocCtx)
-	defer cancel()
-	ctx, cancelTimeout := context.WithTimeout(ctx, 90*time.Second)
-	defer cancelTimeout()
 
 	// The person signs in, in the browser.
 	err := chromedp.Do(ctx,

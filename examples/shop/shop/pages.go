@@ -67,42 +67,41 @@ func (a *App) loader(load func(r *site.Request, st *site.State) error) site.Load
 	}
 }
 
-// header adds what every page's header shows: the cart summary and the
-// account.
+// header adds what every page's header shows: the cart summary (unless
+// the page holds the whole cart) and the account.
 func (a *App) header(r *site.Request, st *site.State) error {
-	sh := shopperOf(r)
 	if _, full := st.Entities[cartKey.Name()]; !full {
-		c, err := a.store.Cart(r.Context(), sh.owner())
+		c, err := a.cartSummary(r)
 		if err != nil {
 			return err
 		}
-		cartSummaryKey.Set(st, CartSummary{Count: c.Count, Total: c.Total})
+		cartSummaryKey.Set(st, c)
 	}
-	acc := Account{SignedIn: sh.User != nil}
-	if sh.User != nil {
-		acc.Name = sh.User.Name
-	}
+	acc, _ := accountOf(r)
 	accountKey.Set(st, acc)
 	return nil
 }
 
-// headerLoaders load the header's entities one by one, for pages whose
-// entities load on first use: the cart's summary and the account.
+// headerLoaders load the same entities one by one, for pages whose
+// entities load on first use.
 func (a *App) headerLoaders() []site.EntityLoader {
-	return []site.EntityLoader{
-		site.Entity(cartSummaryKey, func(r *site.Request) (CartSummary, error) {
-			c, err := a.store.Cart(r.Context(), shopperOf(r).owner())
-			return CartSummary{Count: c.Count, Total: c.Total}, err
-		}),
-		site.Entity(accountKey, func(r *site.Request) (Account, error) {
-			sh := shopperOf(r)
-			acc := Account{SignedIn: sh.User != nil}
-			if sh.User != nil {
-				acc.Name = sh.User.Name
-			}
-			return acc, nil
-		}),
+	return []site.EntityLoader{site.Entity(cartSummaryKey, a.cartSummary), site.Entity(accountKey, accountOf)}
+}
+
+// cartSummary is the header's view of the shopper's cart.
+func (a *App) cartSummary(r *site.Request) (CartSummary, error) {
+	c, err := a.store.Cart(r.Context(), shopperOf(r).owner())
+	return CartSummary{Count: c.Count, Total: c.Total}, err
+}
+
+// accountOf is who is signed in, as the header shows it.
+func accountOf(r *site.Request) (Account, error) {
+	sh := shopperOf(r)
+	acc := Account{SignedIn: sh.User != nil}
+	if sh.User != nil {
+		acc.Name = sh.User.Name
 	}
+	return acc, nil
 }
 
 // declined maps the store's "cannot do that now" to the protocol's
