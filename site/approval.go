@@ -18,7 +18,13 @@ import (
 // approval page. The approval is bound to the person's account, the page,
 // the action and the exact input, carries the summary they read, expires,
 // and is used at most once; when the call comes back, the summary is
-// computed again, and if it changed, the person is asked again.
+// computed again, and if it changed, the person is asked again. It is
+// bound to the credential that asked (a token or a session): another
+// credential of the same person cannot use it, nor can any once that one
+// is revoked. The person can withdraw it until it is used. What the
+// summary was built from (its basis, see [ApprovalBasis]) is kept with it,
+// so that the action can check where it runs, inside its own transaction,
+// that it acts on the state the person approved ([Request.CheckApproved]).
 
 // ApprovalState is where an approval stands.
 type ApprovalState string
@@ -43,6 +49,12 @@ type Approval struct {
 	Input string `json:"-"`
 	// Summary is what the person reads and approves.
 	Summary string `json:"summary"`
+	// Basis identifies the state the summary was built from (see
+	// [ApprovalBasis]); empty when the input has none.
+	Basis string `json:"-"`
+	// Credential is the Caller.ID of the credential that asked: only a
+	// call with that credential can use the approval.
+	Credential string `json:"-"`
 	// State is where it stands; Expires when it stops being usable.
 	State   ApprovalState `json:"state"`
 	Expires time.Time     `json:"expires"`
@@ -56,8 +68,9 @@ type ApprovalStore interface {
 	Create(ctx context.Context, a Approval) error
 	// Get returns an approval, or ErrNoApproval.
 	Get(ctx context.Context, id string) (Approval, error)
-	// Decide moves a pending approval to approved or declined; it fails
-	// with ErrApprovalDecided when the approval is not pending.
+	// Decide moves a pending approval to approved or declined, and an
+	// approved one to declined (the person withdraws it before it is
+	// used). It fails with ErrApprovalDecided for any other change.
 	Decide(ctx context.Context, id string, approve bool) error
 	// Use moves an approved approval to used, atomically: of two calls
 	// that try, one gets ErrApprovalDecided.
@@ -133,7 +146,14 @@ func (s *MemoryApprovals) Get(_ context.Context, id string) (Approval, error) {
 
 // Decide implements ApprovalStore.
 func (s *MemoryApprovals) Decide(_ context.Context, id string, approve bool) error {
-	return s.move(id, ApprovalPending, map[bool]ApprovalState{true: ApprovalApproved, false: ApprovalDeclined}[approve])
+	if approve {
+		return s.move(id, ApprovalPending, ApprovalApproved)
+	}
+	err := s.move(id, ApprovalPending, ApprovalDeclined)
+	if errors.Is(err, ErrApprovalDecided) {
+		err = s.move(id, ApprovalApproved, ApprovalDeclined) // withdrawn before use
+	}
+	return err
 }
 
 // Use implements ApprovalStore.

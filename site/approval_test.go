@@ -40,6 +40,8 @@ var approvalAuth = site.AuthFunc(func(r *http.Request) (site.Caller, error) {
 		switch tok {
 		case "agent-a":
 			return site.Caller{ID: "tok-a", Account: "alice", Mode: protocol.AuthBearer, SignedIn: true}, nil
+		case "agent-a2":
+			return site.Caller{ID: "tok-a2", Account: "alice", Mode: protocol.AuthBearer, SignedIn: true}, nil
 		case "agent-b":
 			return site.Caller{ID: "tok-b", Account: "bob", Mode: protocol.AuthBearer, SignedIn: true}, nil
 		}
@@ -52,9 +54,15 @@ var approvalAuth = site.AuthFunc(func(r *http.Request) (site.Caller, error) {
 })
 
 func newApprovalShop(t *testing.T, ttl time.Duration) *approvalShop {
+	return newApprovalShopWith(t, site.Options{ApprovalTTL: ttl})
+}
+
+// newApprovalShopWith is newApprovalShop with more options.
+func newApprovalShopWith(t *testing.T, o site.Options) *approvalShop {
 	sh := &approvalShop{items: 2}
-	s := site.New(site.Options{Auth: approvalAuth, Logger: slog.New(slog.DiscardHandler), AuditLogger: slog.New(slog.DiscardHandler),
-		ApprovalTTL: ttl, SignInURL: "/login"})
+	o.Auth, o.SignInURL = approvalAuth, "/login"
+	o.Logger, o.AuditLogger = slog.New(slog.DiscardHandler), slog.New(slog.DiscardHandler)
+	s := site.New(o)
 	p := s.Page("/checkout", site.PageOptions{View: shopView, Load: func(r *site.Request) (*site.State, error) {
 		sh.mu.Lock()
 		defer sh.mu.Unlock()
@@ -149,7 +157,7 @@ func TestApproval_EveryRefusalRunsNothing(t *testing.T) {
 	}{
 		{"no approval", time.Minute, func(sh *approvalShop, c *sitetest.Client) (string, string, string) {
 			return "agent-a", "gift", ""
-		}, "approves it"},
+		}, "Place an order for 2 items."},
 		{"not approved yet", time.Minute, func(sh *approvalShop, c *sitetest.Client) (string, string, string) {
 			_, u, _ := ask(t, c, "agent-a", "gift", "")
 			return "agent-a", "gift", u

@@ -34,6 +34,8 @@ func (c *call) checkApproval(summary string) *Error {
 		return newInternalError()
 	case a.Account != account:
 		return c.askApproval(summary, "That approval was given for another person.")
+	case a.Credential != "" && a.Credential != c.r.Caller.ID:
+		return c.askApproval(summary, "That approval was asked for with another credential.")
 	case a.Page != c.r.URL.Path || a.Action != c.act.meta.Name:
 		return c.askApproval(summary, "That approval is for another call.")
 	case a.Input != input:
@@ -48,7 +50,7 @@ func (c *call) checkApproval(summary string) *Error {
 		e := newError(protocol.CodeConfirmRequired, "Waiting for the person's approval: "+summary)
 		e.approvalURL = c.site.opts.ApprovalPath + a.ID
 		return e
-	case a.Summary != summary:
+	case a.Summary != summary || a.Basis != c.basis():
 		return c.askApproval(summary, "What the person approved has changed since.")
 	}
 	if err := store.Use(ctx, a.ID); err != nil {
@@ -58,6 +60,7 @@ func (c *call) checkApproval(summary string) *Error {
 		c.site.opts.Logger.ErrorContext(ctx, "affordances: using an approval", "approval", shortID(a.ID), "err", err)
 		return newInternalError()
 	}
+	c.r.approved = &approvedCall{basis: a.Basis}
 	return nil
 }
 
@@ -66,15 +69,18 @@ func (c *call) checkApproval(summary string) *Error {
 // the approval the call brought.
 func (c *call) askApproval(summary, why string) *Error {
 	a := Approval{ID: newApprovalID(), Account: c.r.Caller.account(), Page: c.r.URL.Path, Action: c.act.meta.Name,
-		Input: inputDigest(c.inputValue), Summary: summary, State: ApprovalPending,
-		Expires: time.Now().Add(c.site.opts.ApprovalTTL)}
+		Input: inputDigest(c.inputValue), Summary: summary, Basis: c.basis(), Credential: c.r.Caller.ID,
+		State: ApprovalPending, Expires: time.Now().Add(c.site.opts.ApprovalTTL)}
 	if err := c.site.opts.Approvals.Create(c.r.Context(), a); err != nil {
 		c.site.opts.Logger.ErrorContext(c.r.Context(), "affordances: storing an approval", "err", err)
 		return newInternalError()
 	}
-	msg := summary + " The person approves it, signed in, at the approval page; then repeat the call with confirm and the approval."
+	// The message is for the person; how an agent proceeds (the
+	// approvalUrl, the call again with the approval) is the protocol's,
+	// and each door says it in its own terms.
+	msg := summary
 	if why != "" {
-		msg = why + " Nothing ran. " + msg
+		msg = why + " Nothing ran. " + summary
 	}
 	e := newError(protocol.CodeConfirmRequired, msg)
 	e.approvalURL = c.site.opts.ApprovalPath + a.ID
@@ -221,6 +227,8 @@ var defaultApprovalView = template.Must(template.New("approval").Parse(`<!doctyp
 <button type="submit" name="_decision" value="decline">Decline</button>
 </form>
 <p>It expires at {{.Approval.Expires.UTC.Format "15:04 UTC"}}.</p>
+{{else if eq .Approval.State "approved"}}<p>You approved this request; the agent has not used it yet.</p>
+<form method="post"><button type="submit" name="_decision" value="decline">Withdraw my approval</button></form>
 {{else}}<p>This request is {{.Approval.State}}.</p>{{end}}
 {{end}}</main>
 </body>

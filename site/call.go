@@ -34,6 +34,13 @@ type call struct {
 	confirm    bool   // confirm: true was sent
 	approvalID string // the approval the call brings, for an action with approval
 
+	// fromPage is set by the form door: the call was posted by an HTML
+	// form. It is no credential by itself: see [call.personPresent].
+	fromPage bool
+	// pageBasis is the basis of the summary the person read on the
+	// confirmation page, posted back with the form (FormBasisField).
+	pageBasis string
+
 	// What the transport decoded, for the validation step.
 	inputRaw   []byte              // the JSON of the input (agents)
 	inputValue any                 // the parsed input (agents), or nil when omitted
@@ -144,15 +151,14 @@ func (c *call) resolve() *Error {
 	return nil
 }
 
-// authorize is step 2: a rejected bearer token, the Origin rule for calls
-// that ride on cookies, then expose against the caller.
+// authorize is step 2: a rejected bearer token, the Origin rule (see
+// [Site.CheckOrigin]), then expose against the caller.
 func (c *call) authorize() *Error {
 	if c.authErr != nil {
 		return c.authErr
 	}
-	if c.r.Caller.Mode == protocol.AuthCookie && !c.site.originAllowed(c.r.Request) {
-		return newError(protocol.CodeUnauthorized,
-			"a call authenticated by cookie must carry this site's Origin header").withStatus(http.StatusForbidden)
+	if e := c.site.checkOrigin(c.r.Request, c.r.Caller); e != nil {
+		return e
 	}
 	if c.act.meta.Expose.NeedsSession() && !c.r.Caller.SignedIn {
 		return newError(protocol.CodeUnauthorized, c.site.opts.SignInReason)
@@ -274,15 +280,32 @@ func (c *call) inputGuard(st *State) (ok bool, reason string) {
 	return ok, reason
 }
 
+// personPresent reports whether the call is the person's own act rather
+// than an agent's: an HTML form posted in the person's own signed-in cookie
+// session with this site's Origin (which step 2 has checked for every
+// cookie call). Who calls decides, never the body's format: a form posted
+// with a bearer token is an agent's call, under exactly the rules of an
+// agent's JSON call, and every other door (JSON, MCP, the inspector) is an
+// agent's.
+func (c *call) personPresent() bool {
+	return c.fromPage && c.r.Caller.Mode == protocol.AuthCookie && c.r.Caller.SignedIn
+}
+
 // requireConfirmation is step 6: a confirm action without confirm: true
 // stops here with a summary for the person who must approve it. Nothing
-// has run.
+// has run. For an action with approval, an agent's call runs only with
+// the person's approval of exactly this call (checkApproval); the person
+// confirms their own form post on the confirmation page.
 func (c *call) requireConfirmation() *Error {
 	if c.act.meta.Expose != protocol.ExposeConfirm {
 		return nil
 	}
-	needsApproval := c.act.summary.Approval && c.transport != transportForm
+	person := c.personPresent()
+	needsApproval := c.act.summary.Approval && !person
 	if c.confirm && !needsApproval {
+		if person && c.pageBasis != "" {
+			c.r.approved = &approvedCall{basis: c.pageBasis}
+		}
 		return nil
 	}
 	text := c.summary()
@@ -292,7 +315,25 @@ func (c *call) requireConfirmation() *Error {
 	if needsApproval {
 		return c.checkApproval(text)
 	}
-	return newError(protocol.CodeConfirmRequired, text)
+	e := newError(protocol.CodeConfirmRequired, text)
+	e.basis = c.basis()
+	return e
+}
+
+// basis is what the summary was built from, as the input's
+// [ApprovalBasis] tells it; "" when the input has none.
+func (c *call) basis() (b string) {
+	ab, ok := c.in.(ApprovalBasis)
+	if !ok {
+		return ""
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			c.before.recordPanic(p)
+			b = ""
+		}
+	}()
+	return ab.Basis(c.r, c.before)
 }
 
 // summary is what a confirm action would do, for the approving person.
@@ -323,12 +364,23 @@ func (c *call) run() (*outcome, *Error) {
 	}
 	out, msg, redirect, err := c.invoke()
 	if err != nil {
+		if errors.Is(err, ErrApprovalChanged) {
+			return nil, c.approvalChanged()
+		}
 		if e := handlerError(err); e != nil {
 			return nil, e
 		}
 		c.site.opts.Logger.ErrorContext(c.r.Context(), "affordances: action failed", "route", c.page.route,
 			"action", c.act.meta.Name, "err", err)
 		return nil, newInternalError()
+	}
+	if redirect != "" && !isLocalPath(redirect) {
+		// The action ran; where it sends the person is not a path of this
+		// site. No door follows it: the form goes back to the page, an
+		// agent gets no redirect.
+		c.site.opts.Logger.ErrorContext(c.r.Context(), "affordances: an action's redirect is not a local path; dropped",
+			"route", c.page.route, "action", c.act.meta.Name)
+		redirect = ""
 	}
 	d := protocol.Delta{OK: true, Message: msg, Redirect: redirect}
 	if c.act.hasOutput {

@@ -37,7 +37,15 @@ type Error struct {
 	retryAfter  int    // seconds, for rate_limited
 	badToken    bool   // a rejected bearer token, answered with WWW-Authenticate
 	approvalURL string // the approval page, for confirm_required of an action with approval
+	basis       string // the ApprovalBasis of the summary, for confirm_required
 }
+
+// Basis returns, for a confirm_required, the [ApprovalBasis] of the state
+// its summary was built from ("" when the input has none). A door that
+// asks the person itself (MCP elicitation) keeps it, signed, and gives it
+// back with the confirmed call in [Call.Basis], so that the action can
+// check it runs on what the person read.
+func (e *Error) Basis() string { return e.basis }
 
 // ApprovalURL returns, for a confirm_required of an action with approval,
 // the page where the person approves the call.

@@ -6,6 +6,7 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -22,6 +23,14 @@ const (
 	// FormConfirmField carries "true" when a person pressed the confirm
 	// button of a confirm action's confirmation page.
 	FormConfirmField = "_confirm"
+	// FormBasisField carries, from the confirmation page back to the
+	// action, the [ApprovalBasis] of the summary the person read, so that
+	// the action can check it runs on that state.
+	FormBasisField = "_basis"
+	// FormApprovalField names the person's approval, for an agent that
+	// posts a form with a bearer token: such a post is an agent's call,
+	// under the rules of an agent's JSON call.
+	FormApprovalField = "_approval"
 	// FormButtonPreset is the name of the actionForm pair that sets the
 	// text of the form's button, as in
 	// {{actionForm . "removeFromCart" "sku" .SKU "_button" "Remove"}}.
@@ -52,7 +61,7 @@ func (s *Site) serveFormCall(w http.ResponseWriter, hr *http.Request, p *Page) {
 	c.auditCall(http.StatusSeeOther, "ok")
 	to := out.redirect
 	var keep map[string][]string
-	if !isLocalPath(to) {
+	if to == "" {
 		to = c.r.URL.RequestURI()
 		keep = c.form // back on the same page: its form keeps the choices
 	}
@@ -60,9 +69,31 @@ func (s *Site) serveFormCall(w http.ResponseWriter, hr *http.Request, p *Page) {
 	http.Redirect(w, hr, to, http.StatusSeeOther)
 }
 
-// isLocalPath reports whether a redirect stays on this site.
+// isLocalPath reports whether a redirect stays on this site: a path that
+// starts with one slash, with no empty segment ("//"), no backslash and
+// no control character
+// anywhere (browsers read "/\\host" as "//host" and drop tabs and
+// newlines), and that still starts with one slash once cleaned as
+// http.Redirect cleans it ("/./\\host", "/../host").
 func isLocalPath(s string) bool {
-	return strings.HasPrefix(s, "/") && !strings.HasPrefix(s, "//") && !strings.HasPrefix(s, "/\\")
+	if !strings.HasPrefix(s, "/") || strings.HasPrefix(s, "//") {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c == '\\' || c < 0x20 || c == 0x7f {
+			return false
+		}
+	}
+	if strings.ContainsRune(s, '\u0085') || strings.ContainsRune(s, '\u2028') || strings.ContainsRune(s, '\u2029') {
+		return false
+	}
+	p, _, _ := strings.Cut(s, "?")
+	p, _, _ = strings.Cut(p, "#")
+	if strings.Contains(p, "//") {
+		return false
+	}
+	cleaned := path.Clean(p)
+	return strings.HasPrefix(cleaned, "/") && !strings.HasPrefix(cleaned, "//")
 }
 
 // decodeForm reads a posted form within the body limit.
@@ -93,6 +124,9 @@ func (c *call) parseForm(values url.Values) *Error {
 		return newError(protocol.CodeInvalidInput, "the form names no action")
 	}
 	c.confirm = values.Get(FormConfirmField) == "true"
+	c.fromPage = true
+	c.pageBasis = values.Get(FormBasisField)
+	c.approvalID = approvalIDOf(values.Get(FormApprovalField))
 	c.form = map[string][]string{}
 	for k, v := range values {
 		if !strings.HasPrefix(k, "_") {
@@ -249,8 +283,13 @@ type ConfirmData struct {
 	// Page is the URL the confirmation form posts back to.
 	Page string
 	// Fields are the submitted input fields, to post again as hidden
-	// inputs.
+	// inputs, with the basis of the summary (FormBasisField) when the
+	// action's input has one.
 	Fields []FormField
+	// ApprovalURL is set when the post was an agent's (a form sent with a
+	// bearer token) and the action needs the person's approval on the
+	// site: there is no button to press, the person approves there.
+	ApprovalURL string
 	// Request is the request being answered.
 	Request *Request
 }
@@ -278,6 +317,10 @@ func (s *Site) renderConfirm(w http.ResponseWriter, c *call, e *Error) {
 			d.Fields = append(d.Fields, FormField{k, v})
 		}
 	}
+	if e.basis != "" {
+		d.Fields = append(d.Fields, FormField{FormBasisField, e.basis})
+	}
+	d.ApprovalURL = e.approvalURL
 	var buf bytes.Buffer
 	if err := s.opts.ConfirmView.Execute(&buf, d); err != nil {
 		s.opts.Logger.ErrorContext(c.r.Context(), "affordances: rendering confirmation", "route", c.page.route, "err", err)
@@ -295,13 +338,14 @@ var defaultConfirmView = template.Must(template.New("confirm").Parse(`<!doctype 
 <main>
 <h1>Please confirm</h1>
 <p>{{.Summary}}</p>
-<form method="post" action="{{.Page}}">
+{{if .ApprovalURL}}<p>An agent asked for this. The person approves it, signed in, at <a href="{{.ApprovalURL}}">{{.ApprovalURL}}</a>.</p>
+{{else}}<form method="post" action="{{.Page}}">
 <input type="hidden" name="_action" value="{{.Action}}">
 <input type="hidden" name="_confirm" value="true">
 {{range .Fields}}<input type="hidden" name="{{.Name}}" value="{{.Value}}">
 {{end}}<button type="submit">Confirm</button>
 <a href="{{.Page}}">Cancel</a>
-</form>
+</form>{{end}}
 </main>
 </body>
 </html>

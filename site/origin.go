@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/affordances-go/affordances/protocol"
 )
 
 // normalizeOrigin returns an origin as scheme://host[:port] in lower case,
@@ -71,4 +73,45 @@ func (s *Site) clientAddr(r *http.Request) string {
 		return h
 	}
 	return r.RemoteAddr
+}
+
+// checkOrigin is the Origin rule of every door that runs calls, for the
+// caller the site found. A bearer call is exempt: a browser never sends
+// the token by itself. Any other call is refused (403) when its Origin is
+// present and is not one of the site's, or when the browser says it comes
+// from another site (Sec-Fetch-Site: cross-site), whether or not it
+// carries a cookie: a cross-site form must not sign a browser in or up
+// (login CSRF). A call that rides on a cookie must carry the site's
+// Origin.
+func (s *Site) checkOrigin(r *http.Request, c Caller) *Error {
+	if c.Mode == protocol.AuthBearer {
+		return nil
+	}
+	_, hasOrigin := r.Header["Origin"]
+	crossSite := strings.EqualFold(r.Header.Get("Sec-Fetch-Site"), "cross-site")
+	allowed := hasOrigin && s.originAllowed(r)
+	switch {
+	case c.Mode == protocol.AuthCookie && (!allowed || crossSite):
+		return newError(protocol.CodeUnauthorized,
+			"a call authenticated by cookie must carry this site's Origin header").withStatus(http.StatusForbidden)
+	case crossSite || (hasOrigin && !allowed):
+		return newError(protocol.CodeUnauthorized, "a call from another site is refused").withStatus(http.StatusForbidden)
+	}
+	return nil
+}
+
+// CheckOrigin applies the site's Origin rule to a request of another door
+// (the MCP endpoint), for the caller the site finds: nil, or an [*Error]
+// (unauthorized, 403; or 401 for a rejected bearer token). Calls through
+// [Site.Execute] are checked by the pipeline already; a door checks its
+// own requests with it before it reads anything for the caller.
+func (s *Site) CheckOrigin(hr *http.Request) error {
+	r, e := s.authenticate(hr)
+	if e != nil {
+		return e
+	}
+	if e := s.checkOrigin(hr, r.Caller); e != nil {
+		return e
+	}
+	return nil
 }

@@ -371,6 +371,9 @@ func advertise(h http.Header) {
 // a fall back to the cookie. Any other failure of the Authenticator is
 // internal and logged.
 func (s *Site) authenticate(hr *http.Request) (*Request, *Error) {
+	if MalformedBearer(hr) {
+		return nil, newBadTokenError()
+	}
 	c, err := s.authenticator().Authenticate(hr)
 	if err == nil {
 		if _, bearer := BearerToken(hr); bearer && c.Mode != protocol.AuthBearer {

@@ -20,8 +20,8 @@ func (s *Store) Approvals() *Approvals { return &Approvals{s} }
 
 // Create implements site.ApprovalStore.
 func (a *Approvals) Create(ctx context.Context, ap site.Approval) error {
-	_, err := a.s.db.ExecContext(ctx, `INSERT INTO approvals (id, account, page, action, input, summary, state, expires_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, ap.ID, ap.Account, ap.Page, ap.Action, ap.Input, ap.Summary, string(ap.State), ap.Expires.UnixMilli())
+	_, err := a.s.db.ExecContext(ctx, `INSERT INTO approvals (id, account, page, action, input, summary, basis, credential, state, expires_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, ap.ID, ap.Account, ap.Page, ap.Action, ap.Input, ap.Summary, ap.Basis, ap.Credential, string(ap.State), ap.Expires.UnixMilli())
 	if err != nil {
 		return fmt.Errorf("storing an approval: %w", err)
 	}
@@ -35,8 +35,8 @@ func (a *Approvals) Get(ctx context.Context, id string) (site.Approval, error) {
 	var ap site.Approval
 	var state string
 	var expires int64
-	err := a.s.db.QueryRowContext(ctx, `SELECT id, account, page, action, input, summary, state, expires_at FROM approvals WHERE id = ?`, id).
-		Scan(&ap.ID, &ap.Account, &ap.Page, &ap.Action, &ap.Input, &ap.Summary, &state, &expires)
+	err := a.s.db.QueryRowContext(ctx, `SELECT id, account, page, action, input, summary, basis, credential, state, expires_at FROM approvals WHERE id = ?`, id).
+		Scan(&ap.ID, &ap.Account, &ap.Page, &ap.Action, &ap.Input, &ap.Summary, &ap.Basis, &ap.Credential, &state, &expires)
 	if errors.Is(err, sql.ErrNoRows) {
 		return site.Approval{}, site.ErrNoApproval
 	}
@@ -53,7 +53,11 @@ func (a *Approvals) Decide(ctx context.Context, id string, approve bool) error {
 	if approve {
 		to = site.ApprovalApproved
 	}
-	return a.move(ctx, id, site.ApprovalPending, to)
+	err := a.move(ctx, id, site.ApprovalPending, to)
+	if !approve && errors.Is(err, site.ErrApprovalDecided) {
+		err = a.move(ctx, id, site.ApprovalApproved, site.ApprovalDeclined) // withdrawn before use
+	}
+	return err
 }
 
 // Use implements site.ApprovalStore.

@@ -1,0 +1,72 @@
+package site
+
+import (
+	"errors"
+
+	"github.com/affordances-go/affordances/protocol"
+)
+
+// ApprovalBasis is implemented by the input of a confirm action whose
+// summary is built from state that can change between the moment a person
+// approves and the moment the action runs, such as the cart an order is
+// placed from. Basis returns a short string that identifies that state (a
+// digest of the cart's lines and total, a row version), computed from the
+// same state as the summary.
+//
+// The site keeps the basis with what the person approved: with an
+// approval on the site, with the confirmation page a person submits, or
+// with the state a door (MCP) hands out while it asks the person. The
+// action then reads the state again inside its own transaction, computes
+// the basis of what it is about to act on with the same function, and
+// calls [Request.CheckApproved]: if the two differ, nothing is written
+// and the person is asked again with what is there now.
+type ApprovalBasis interface {
+	Basis(r *Request, st *State) string
+}
+
+// ErrApprovalChanged is returned by [Request.CheckApproved] when the state
+// an action is about to act on is not the state the person approved. An
+// action returns it (or an error wrapping it) after rolling back: the
+// call answers confirm_required with a new summary, and nothing ran.
+var ErrApprovalChanged = errors.New("site: the state the person approved has changed")
+
+// approvedCall is what the person approved for the call that runs.
+type approvedCall struct {
+	basis string // the ApprovalBasis of the summary they read
+}
+
+// CheckApproved reports whether basis, computed by the action where it
+// runs (inside its transaction, from rows it has locked), is the basis of
+// the summary the person approved. It returns nil when they are equal, or
+// when the call carries no approved basis (an action whose input has no
+// [ApprovalBasis]); otherwise [ErrApprovalChanged], which the action
+// returns after rolling back.
+func (r *Request) CheckApproved(basis string) error {
+	if r.approved == nil || r.approved.basis == "" || r.approved.basis == basis {
+		return nil
+	}
+	return ErrApprovalChanged
+}
+
+// approvalChanged answers a call whose action found, where it ran, that
+// the state is not the one the person approved: the state is loaded again
+// and the person is asked again, about what is there now. Nothing ran.
+func (c *call) approvalChanged() *Error {
+	const why = "What the person approved changed before it ran, so nothing ran."
+	st, err := c.page.phaseState(c.r)
+	if err != nil {
+		return c.page.loadFailure(c.r, err)
+	}
+	c.before = st
+	c.r.approved = nil
+	text := c.summary()
+	if e := c.page.checkFault(c.r, st); e != nil {
+		return e
+	}
+	if c.act.summary.Approval && !c.personPresent() {
+		return c.askApproval(text, why)
+	}
+	e := newError(protocol.CodeConfirmRequired, why+" "+text)
+	e.basis = c.basis()
+	return e
+}
