@@ -73,6 +73,17 @@ type InputGuard interface {
 	Guard(r *Request, st *State) (ok bool, reason string)
 }
 
+// InputValidator is implemented by an input with rules its JSON Schema
+// does not say (text without control characters, a name that is not only
+// spaces). Validate runs at the end of the validation step, on the decoded
+// input, before the guard and before any summary is written: it returns
+// nil, or [Invalid] errors (joined with errors.Join for several fields),
+// and the call answers invalid_input with their issues. Any other error
+// is internal.
+type InputValidator interface {
+	Validate() error
+}
+
 // Summarizer is implemented by the inputs of confirm actions. Summary
 // writes, for the person asked to approve the call, what it would do, such
 // as "Place an order for 2 items, total 58.00 EUR." An input without it is

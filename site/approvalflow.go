@@ -216,11 +216,11 @@ var defaultApprovalView = template.Must(template.New("approval").Parse(`<!doctyp
 {{if not .SignedIn}}<h1>Sign in first</h1>
 <p>An agent asked for your approval. Sign in on this site{{with .SignInURL}} (<a href="{{.}}">sign in</a>){{end}}, then open this link again.</p>
 {{else if .Done}}<h1>{{if eq .Approval.State "approved"}}Approved{{else if eq .Approval.State "declined"}}Declined{{else}}Already decided{{end}}</h1>
-<p>{{.Approval.Summary}}</p>
+<p style="white-space: pre-line">{{.Approval.Summary}}</p>
 <p>{{if eq .Approval.State "approved"}}The agent can now complete it, once.{{else}}Nothing will run.{{end}}</p>
 {{else}}<h1>Approve a request</h1>
 <p>An agent acting for you asks to do this on <code>{{.Approval.Page}}</code> ({{.Approval.Action}}):</p>
-<p><strong>{{.Approval.Summary}}</strong></p>
+<p style="white-space: pre-line"><strong>{{.Approval.Summary}}</strong></p>
 {{if .Expired}}<p>This request expired. Nothing will run.</p>
 {{else if eq .Approval.State "pending"}}<form method="post">
 <button type="submit" name="_decision" value="approve">Approve</button>

@@ -230,7 +230,27 @@ func (c *call) validate() *Error {
 		return newError(protocol.CodeInvalidInput, "the input does not match the action's types", decodeIssues(err)...)
 	}
 	c.in = in
-	return nil
+	return c.validateInput()
+}
+
+// validateInput runs the input's own rules, when its type has them.
+func (c *call) validateInput() *Error {
+	v, ok := c.in.(InputValidator)
+	if !ok {
+		return nil
+	}
+	err := v.Validate()
+	if err == nil {
+		return nil
+	}
+	var issues []protocol.Issue
+	collectIssues(err, &issues)
+	if len(issues) == 0 {
+		c.site.opts.Logger.ErrorContext(c.r.Context(), "affordances: an input's Validate failed", "route", c.page.route,
+			"action", c.act.meta.Name, "err", err)
+		return newInternalError()
+	}
+	return newError(protocol.CodeInvalidInput, "the input was not accepted", issues...)
 }
 
 // checkGuard is step 5: load the page's state (this load is the "before"

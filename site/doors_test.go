@@ -46,8 +46,12 @@ func TestApproval_WhateverTheDoor(t *testing.T) {
 		inspect bool                                        // the inspector answers 200 with the delta in its page
 	}
 	doors := []door{
-		{"json", func(c *sitetest.Client, hdr ...string) int { return c.CallBody("/checkout", jsonCall, sitetest.Header(hdr...)).Code }, false},
-		{"form", func(c *sitetest.Client, hdr ...string) int { return c.PostForm("/checkout", form, sitetest.Header(hdr...)).Code }, false},
+		{"json", func(c *sitetest.Client, hdr ...string) int {
+			return c.CallBody("/checkout", jsonCall, sitetest.Header(hdr...)).Code
+		}, false},
+		{"form", func(c *sitetest.Client, hdr ...string) int {
+			return c.PostForm("/checkout", form, sitetest.Header(hdr...)).Code
+		}, false},
 		{"multipart", func(c *sitetest.Client, hdr ...string) int {
 			return c.Do(http.MethodPost, "/checkout", strings.NewReader(mp), sitetest.Header(append([]string{"Content-Type", mpType}, hdr...)...)).Code
 		}, false},

@@ -337,7 +337,7 @@ var defaultConfirmView = template.Must(template.New("confirm").Parse(`<!doctype 
 <body>
 <main>
 <h1>Please confirm</h1>
-<p>{{.Summary}}</p>
+<p style="white-space: pre-line">{{.Summary}}</p>
 {{if .ApprovalURL}}<p>An agent asked for this. The person approves it, signed in, at <a href="{{.ApprovalURL}}">{{.ApprovalURL}}</a>.</p>
 {{else}}<form method="post" action="{{.Page}}">
 <input type="hidden" name="_action" value="{{.Action}}">

@@ -98,7 +98,7 @@ func newEnv(t *testing.T, limited bool) *env {
 	if _, err := s.Store.AddToCart(ctx, shop.CartOwner{UserID: aID}, "TEE-OLI-S", 1); err != nil {
 		t.Fatal(err)
 	}
-	orderID, err := s.Store.PlaceOrder(ctx, aID, nil)
+	orderID, err := s.Store.PlaceOrder(ctx, aID, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,7 +26,7 @@ func TestPlaceOrder_DeliversToTheSavedOrTheGivenAddress(t *testing.T) {
 
 	// The checkout graph shows the saved address, and the summary names it.
 	agent.call("/products/heavyweight-tee", "addToCart", map[string]any{"sku": "TEE-BLK-M"}, false)
-	if code, d := agent.call("/checkout", "placeOrder", map[string]any{}, false); code != 428 || !strings.Contains(d.Error.Message, "Deliver to Demo Shopper, 12 Rue des Archives, 75004 Paris, FR.") {
+	if code, d := agent.call("/checkout", "placeOrder", map[string]any{}, false); code != 428 || !strings.Contains(d.Error.Message, `Deliver to: name "Demo Shopper", street "12 Rue des Archives", postcode "75004", city "Paris", country "FR"`) {
 		t.Errorf("summary without the saved address: %d %+v", code, d.Error)
 	}
 	if g := agent.graph("/checkout"); g.Entities["savedAddress"] == nil {
@@ -110,7 +110,7 @@ func TestCheckoutForm_AsksForTheAddress(t *testing.T) {
 	// The confirmation page carries the address and names it.
 	good.Del("_confirm")
 	res, body = p.form("/checkout", good)
-	if res.StatusCode != 428 || !strings.Contains(body, "Deliver to Demo, Via Roma 1, 00184 Roma, IT") || !strings.Contains(body, `name="address.city" value="Roma"`) {
+	if res.StatusCode != 428 || !strings.Contains(body, `Deliver to: name &#34;Demo&#34;, street &#34;Via Roma 1&#34;, postcode &#34;00184&#34;, city &#34;Roma&#34;, country &#34;IT&#34;`) || !strings.Contains(body, `name="address.city" value="Roma"`) {
 		t.Fatalf("confirmation: %d\n%s", res.StatusCode, body)
 	}
 	good.Set("_confirm", "true")
@@ -142,4 +142,43 @@ func lastOrder(t *testing.T, ts *testShop, userID int64) *shop.Order {
 		t.Fatal(err)
 	}
 	return o
+}
+
+// The agent writes the address; the person reads the summary. Nothing
+// the agent writes can pass for the shop's own words: control characters
+// and fields of spaces are refused, and every value is quoted and escaped
+// on its own line.
+func TestPlaceOrder_TheAgentCannotShapeTheSummary(t *testing.T) {
+	ts := newTestShop(t)
+	agent := ts.client(t, ts.token)
+	agent.call("/products/heavyweight-tee", "addToCart", map[string]any{"sku": "TEE-BLK-M"}, false)
+	addr := func(name, street string) map[string]any {
+		return map[string]any{"address": map[string]any{"name": name, "street": street, "postcode": "75004", "city": "Paris", "country": "FR"}}
+	}
+	for _, bad := range []struct{ name, street, path string }{
+		{"Demo", "1 Main St\n\nTotal: 0.00 EUR. Deliver to Somewhere", "/address/street"},
+		{"Demo\x1b[2J", "1 Main St", "/address/name"},
+		{"Demo\x00", "1 Main St", "/address/name"},
+		{"Demo \u202eRUE\u202c", "1 Main St", "/address/name"},
+		{"        ", "1 Main St", "/address/name"},
+	} {
+		code, d := agent.call("/checkout", "placeOrder", addr(bad.name, bad.street), false)
+		if code != 400 || d.Error == nil || len(d.Error.Issues) == 0 || d.Error.Issues[0].Path != bad.path {
+			t.Errorf("name %q street %q: %d %+v", bad.name, bad.street, code, d.Error)
+		}
+	}
+	code, d := agent.call("/checkout", "placeOrder", addr(`[Demo](https://evil.example) "x", Total: 0.00 EUR`, `1 Main St"`), false)
+	if code != 428 {
+		t.Fatalf("a name with markup: %d %+v", code, d.Error)
+	}
+	lines := strings.Split(d.Error.Message, "\n")
+	want := []string{
+		"Place an order of 1 item:",
+		"- 1 × Heavyweight Tee (Black, M) at 29.00 EUR",
+		"Total: 29.00 EUR, paid on delivery.",
+		`Deliver to: name "\[Demo\]\(https://evil.example\) \"x\", Total: 0.00 EUR", street "1 Main St\"", postcode "75004", city "Paris", country "FR"`,
+	}
+	if strings.Join(lines, "\n") != strings.Join(want, "\n") {
+		t.Errorf("summary:\n%s\nwant:\n%s", d.Error.Message, strings.Join(want, "\n"))
+	}
 }

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/affordances-go/affordances/site"
 )
 
 // Address is where an order is delivered. It is placeOrder's optional
@@ -24,6 +26,32 @@ type Address struct {
 // String writes the address on one line, as a summary shows it.
 func (a Address) String() string {
 	return fmt.Sprintf("%s, %s, %s %s, %s", a.Name, a.Street, a.Postcode, a.City, a.Country)
+}
+
+// Quoted writes the address for a summary a person approves: each field
+// quoted and escaped, in a fixed order, on one line.
+func (a Address) Quoted() string {
+	a = a.trimmed()
+	return fmt.Sprintf("name %s, street %s, postcode %s, city %s, country %s",
+		site.Quote(a.Name), site.Quote(a.Street), site.Quote(a.Postcode), site.Quote(a.City), site.Quote(a.Country))
+}
+
+// Validate refuses what the schema cannot say: a field that is only
+// spaces, and control characters or bidirectional overrides anywhere
+// (they could change what the person reads when approving).
+func (a Address) Validate() error {
+	var errs []error
+	for _, f := range []struct{ name, value string }{
+		{"name", a.Name}, {"street", a.Street}, {"postcode", a.Postcode}, {"city", a.City}, {"country", a.Country},
+	} {
+		switch {
+		case site.HasUnsafeText(f.value):
+			errs = append(errs, site.Invalid("/address/"+f.name, "must not contain control characters"))
+		case strings.TrimSpace(f.value) == "":
+			errs = append(errs, site.Invalid("/address/"+f.name, "must not be only spaces"))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // trimmed is the address with the spaces around each field removed.

@@ -35,8 +35,12 @@ func (o *Order) Cancellable() bool { return o.Status == "placed" }
 // PlaceOrder turns the user's cart into an order. Stock is decremented in
 // the same transaction as the order is written, with a condition on the
 // stock, so concurrent buyers of the last items never oversell: whoever
-// comes second gets ErrUnavailable and nothing changes.
-func (s *Store) PlaceOrder(ctx context.Context, userID int64, to *Delivery) (int64, error) {
+// comes second gets ErrUnavailable and nothing changes. check, when not
+// nil, is given the cart as the transaction read it, under the cart's
+// lock, before anything is written: an error from it rolls everything
+// back and is returned as it is (placeOrder checks there that the cart is
+// the one the person approved).
+func (s *Store) PlaceOrder(ctx context.Context, userID int64, to *Delivery, check func(Cart) error) (int64, error) {
 	var orderID int64
 	err := s.tx(ctx, func(tx *Tx) error {
 		owner := CartOwner{UserID: userID}
@@ -51,6 +55,11 @@ func (s *Store) PlaceOrder(ctx context.Context, userID int64, to *Delivery) (int
 		}
 		if len(c.Lines) == 0 {
 			return unavailable("your cart is empty")
+		}
+		if check != nil {
+			if err := check(c); err != nil {
+				return err
+			}
 		}
 		for _, l := range c.Lines {
 			res, err := tx.ExecContext(ctx, `UPDATE skus SET stock = stock - ? WHERE sku = ? AND stock >= ?`, l.Qty, l.SKU, l.Qty)

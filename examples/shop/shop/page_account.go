@@ -113,7 +113,7 @@ type RevokeToken struct {
 func (in RevokeToken) Summary(r *site.Request, st *site.State) string {
 	for _, t := range tokensKey.Get(st) {
 		if t.ID == in.ID {
-			return fmt.Sprintf("Revoke the token %q? Agents that use it stop working at once.", t.Label)
+			return fmt.Sprintf("Revoke the token %s? Agents that use it stop working at once.", site.Quote(t.Label))
 		}
 	}
 	return fmt.Sprintf("Revoke token %d? Agents that use it stop working at once.", in.ID)

@@ -1,6 +1,9 @@
 package shop
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -18,6 +21,15 @@ type PlaceOrder struct {
 	SaveAddress bool     `json:"saveAddress,omitempty" description:"keep address for next orders"`
 }
 
+// Validate refuses an address with control characters or a field of
+// spaces only (see Address.Validate).
+func (in PlaceOrder) Validate() error {
+	if in.Address == nil {
+		return nil
+	}
+	return in.Address.Validate()
+}
+
 // deliverTo is the address the order goes to: the input's, else the
 // saved one, else nil.
 func (in PlaceOrder) deliverTo(st *site.State) *Address {
@@ -32,18 +44,57 @@ func (in PlaceOrder) deliverTo(st *site.State) *Address {
 }
 
 // Summary lists what the order will contain and where it goes, for the
-// person approving.
+// person approving: one line per line of the cart, then the total, then
+// the address, each field quoted and escaped (site.Quote), since an agent
+// may have written it. Nothing an agent sends can end a quote, start a
+// line, or pass for the shop's own words ("Total: …").
 func (in PlaceOrder) Summary(r *site.Request, st *site.State) string {
-	c := cartKey.Get(st)
-	items := make([]string, len(c.Lines))
-	for i, l := range c.Lines {
-		items[i] = fmt.Sprintf("%d × %s (%s, %s) at %s", l.Qty, l.Product, l.Colour, l.Size, l.UnitPrice)
+	return orderSummary(cartKey.Get(st), in.deliverTo(st))
+}
+
+// Basis identifies what the summary was built from: the cart's lines,
+// prices and total, and the address. placeOrder computes it again from
+// the cart it reads under the cart's lock, and places the order only if
+// it is the one the person approved (site.Request.CheckApproved).
+func (in PlaceOrder) Basis(r *site.Request, st *site.State) string {
+	return orderBasis(cartKey.Get(st), in.deliverTo(st))
+}
+
+// orderSummary writes the summary of an order of cart c to address to.
+func orderSummary(c Cart, to *Address) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Place an order of %d %s:", c.Count, plural(c.Count, "item", "items"))
+	for _, l := range c.Lines {
+		fmt.Fprintf(&b, "\n- %d × %s (%s, %s) at %s", l.Qty, l.Product, l.Colour, l.Size, l.UnitPrice)
 	}
-	s := fmt.Sprintf("Place an order for %s. Total: %s.", strings.Join(items, "; "), c.Total)
-	if to := in.deliverTo(st); to != nil {
-		s += " Deliver to " + to.String() + "."
+	fmt.Fprintf(&b, "\nTotal: %s, paid on delivery.", c.Total)
+	if to != nil {
+		fmt.Fprintf(&b, "\nDeliver to: %s", to.Quoted())
 	}
-	return s
+	return b.String()
+}
+
+// orderBasis is the hex SHA-256 of what an order of cart c to address to
+// would be: each line's SKU, quantity and unit price, the total, and the
+// address.
+func orderBasis(c Cart, to *Address) string {
+	h := sha256.New()
+	for _, l := range c.Lines {
+		fmt.Fprintf(h, "%q %d %d %q\n", l.SKU, l.Qty, l.UnitPrice.Amount, l.UnitPrice.Currency)
+	}
+	fmt.Fprintf(h, "total %d %q\n", c.Total.Amount, c.Total.Currency)
+	if to != nil {
+		a := to.trimmed()
+		fmt.Fprintf(h, "to %q %q %q %q %q\n", a.Name, a.Street, a.Postcode, a.City, a.Country)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // OrderPlaced is placeOrder's output.
@@ -94,11 +145,18 @@ func (a *App) placeOrder(r *site.Request, in PlaceOrder) (site.Result[OrderPlace
 		}
 		to = saved
 	}
-	c, err := a.store.Cart(ctx, sh.owner())
-	if err != nil {
+	// The order is placed from the cart as it is inside the order's
+	// transaction, under the cart's lock, and only if it is the cart (and
+	// the address) the person approved.
+	var c Cart
+	id, err := a.store.PlaceOrder(ctx, sh.User.ID, &Delivery{Address: *to, Save: in.SaveAddress && in.Address != nil},
+		func(locked Cart) error {
+			c = locked
+			return r.CheckApproved(orderBasis(locked, to))
+		})
+	if errors.Is(err, site.ErrApprovalChanged) {
 		return site.Result[OrderPlaced]{}, err
 	}
-	id, err := a.store.PlaceOrder(ctx, sh.User.ID, &Delivery{Address: *to, Save: in.SaveAddress && in.Address != nil})
 	if err != nil {
 		return site.Result[OrderPlaced]{}, declined(err)
 	}

@@ -84,7 +84,7 @@ func TestStore_OnEveryDatabase(t *testing.T) {
 		}
 		// An order takes the stock and empties the cart, in one go.
 		before, _ := s.Stock(ctx, "TEE-BLK-M")
-		oid, err := s.PlaceOrder(ctx, id, nil)
+		oid, err := s.PlaceOrder(ctx, id, nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -94,7 +94,7 @@ func TestStore_OnEveryDatabase(t *testing.T) {
 		if o, err := s.Order(ctx, id, oid); err != nil || len(o.Items) != 1 || o.Items[0].Qty != 3 {
 			t.Errorf("order: %+v %v", o, err)
 		}
-		if _, err := s.PlaceOrder(ctx, id, nil); err == nil {
+		if _, err := s.PlaceOrder(ctx, id, nil, nil); err == nil {
 			t.Error("an order of an empty cart")
 		}
 		// Approvals change state once.
@@ -144,7 +144,7 @@ func TestStore_ConcurrentOrdersNeverOversell(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				_, err := s.PlaceOrder(ctx, id, nil)
+				_, err := s.PlaceOrder(ctx, id, nil, nil)
 				var u *shop.ErrUnavailable
 				switch {
 				case err == nil:

@@ -37,8 +37,16 @@ func Start(t testing.TB) *Shop { t.Helper(); return StartWith(t, shop.Options{No
 // logs warnings and errors to stderr.
 func StartWith(t testing.TB, opts shop.Options) *Shop {
 	t.Helper()
+	return StartOn(t, filepath.Join(t.TempDir(), "shop.db"), opts)
+}
+
+// StartOn starts the store with options on the database at dsn: the path
+// of an SQLite file, or a postgres:// URL (such as one of
+// servers.StartPostgres), seeded on first use.
+func StartOn(t testing.TB, dsn string, opts shop.Options) *Shop {
+	t.Helper()
 	ctx := context.Background()
-	db, err := shop.Open(ctx, filepath.Join(t.TempDir(), "shop.db"))
+	db, err := shop.Open(ctx, dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
