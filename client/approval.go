@@ -61,6 +61,12 @@ func (c *Client) AwaitApproval(ctx context.Context, approvalURL string) error {
 	}
 }
 
+// ApprovalState reads where an approval stands, with the client's
+// credentials: pending, approved, declined, used or expired.
+func (c *Client) ApprovalState(ctx context.Context, approvalURL string) (string, error) {
+	return c.approvalState(ctx, approvalURL)
+}
+
 // approvalState reads the state of an approval.
 func (c *Client) approvalState(ctx context.Context, approvalURL string) (string, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, approvalURL, nil)

@@ -105,7 +105,53 @@ func New(opts Options) *Client {
 	if opts.MaxRetryWait <= 0 {
 		opts.MaxRetryWait = 30 * time.Second
 	}
+	if opts.Token != "" {
+		hc = sameOriginRedirects(hc)
+	}
 	return &Client{http: hc, opts: opts}
+}
+
+// ErrCrossOrigin is wrapped by the error of a client with a bearer token
+// that was sent to another origin than the page's: an HTTP redirect, a
+// delta's redirect, or an approval page. The token goes only to the
+// origin of the page it was used on; the client refuses rather than send
+// it, or follow without it, on a server's word.
+var ErrCrossOrigin = errors.New("affordances: refused to take the bearer token to another origin")
+
+// sameOriginRedirects returns a copy of hc that follows HTTP redirects
+// only within the origin of the first request, then as hc would.
+func sameOriginRedirects(hc *http.Client) *http.Client {
+	c := *hc
+	next := hc.CheckRedirect
+	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if origin(req.URL) != origin(via[0].URL) {
+			return fmt.Errorf("%w: a redirect from %s to %s", ErrCrossOrigin, origin(via[0].URL), origin(req.URL))
+		}
+		if next != nil {
+			return next(req, via)
+		}
+		if len(via) >= 10 {
+			return errors.New("stopped after 10 redirects")
+		}
+		return nil
+	}
+	return &c
+}
+
+// origin is a URL's scheme://host[:port], in lower case.
+func origin(u *url.URL) string {
+	return strings.ToLower(u.Scheme) + "://" + strings.ToLower(u.Host)
+}
+
+// sameOrigin reports whether ref, resolved against base, is on base's
+// origin.
+func sameOrigin(base, ref string) bool {
+	b, err1 := url.Parse(base)
+	r, err2 := url.Parse(ref)
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	return origin(b) == origin(b.ResolveReference(r))
 }
 
 // Error is a failure the server reported in a delta: the protocol's code,
@@ -318,6 +364,15 @@ func (c *Client) Call(ctx context.Context, pageURL, action string, input any) (*
 	return c.finish(ctx, pageURL, res)
 }
 
+// Send sends one call exactly as given and returns the server's answer:
+// no Approver, no approval flow, no redirect followed; a failure is an
+// *Error. It is for programs that run their own confirmation, such as an
+// MCP bridge that asks the person through its host. Like every call of
+// the client, it never adds confirm: true by itself.
+func (c *Client) Send(ctx context.Context, pageURL string, call protocol.Call) (*protocol.Delta, error) {
+	return c.post(ctx, pageURL, call)
+}
+
 // encodeInput encodes a call's input; nil is none.
 func encodeInput(action string, input any) (json.RawMessage, error) {
 	if input == nil {
@@ -337,6 +392,9 @@ func (c *Client) finish(ctx context.Context, pageURL string, res *Result) (*Resu
 		next, err := resolve(pageURL, d.Redirect)
 		if err != nil {
 			return res, err
+		}
+		if !sameOrigin(pageURL, next) {
+			return res, fmt.Errorf("%w: the call's redirect %s is not on the page's origin; not followed", ErrCrossOrigin, next)
 		}
 		if res.Next, err = c.Graph(ctx, next); err != nil {
 			return res, fmt.Errorf("affordances: following the redirect to %s: %w", next, err)
@@ -381,9 +439,13 @@ func (c *Client) post(ctx context.Context, pageURL string, call protocol.Call) (
 		cerr := errorFrom(res, b)
 		e := cerr.(*Error)
 		if e.ApprovalURL != "" {
-			if abs, err := resolve(pageURL, e.ApprovalURL); err == nil {
-				e.ApprovalURL = abs
+			abs, err := resolve(pageURL, e.ApprovalURL)
+			if err != nil || !sameOrigin(pageURL, abs) {
+				// An approval page elsewhere would be polled with the
+				// token: no approval flow, and nothing ran.
+				return nil, fmt.Errorf("%w: the approval page %q is not on the page's origin", ErrCrossOrigin, e.ApprovalURL)
 			}
+			e.ApprovalURL = abs
 		}
 		if e.Code != protocol.CodeRateLimited || attempt >= c.opts.Retries {
 			return nil, cerr

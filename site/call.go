@@ -37,9 +37,11 @@ type call struct {
 	// fromPage is set by the form door: the call was posted by an HTML
 	// form. It is no credential by itself: see [call.personPresent].
 	fromPage bool
-	// pageBasis is the basis of the summary the person read on the
-	// confirmation page, posted back with the form (FormBasisField).
-	pageBasis string
+	// confirmedBasis is the basis of the summary the person confirmed,
+	// brought back by the door: the confirmation page's hidden field
+	// (FormBasisField), or the signed state of the MCP door that asked.
+	// It only ever makes the action's check stricter.
+	confirmedBasis string
 
 	// What the transport decoded, for the validation step.
 	inputRaw   []byte              // the JSON of the input (agents)
@@ -323,8 +325,8 @@ func (c *call) requireConfirmation() *Error {
 	person := c.personPresent()
 	needsApproval := c.act.summary.Approval && !person
 	if c.confirm && !needsApproval {
-		if person && c.pageBasis != "" {
-			c.r.approved = &approvedCall{basis: c.pageBasis}
+		if c.confirmedBasis != "" {
+			c.r.approved = &approvedCall{basis: c.confirmedBasis}
 		}
 		return nil
 	}

@@ -125,7 +125,7 @@ func (c *call) parseForm(values url.Values) *Error {
 	}
 	c.confirm = values.Get(FormConfirmField) == "true"
 	c.fromPage = true
-	c.pageBasis = values.Get(FormBasisField)
+	c.confirmedBasis = values.Get(FormBasisField)
 	c.approvalID = approvalIDOf(values.Get(FormApprovalField))
 	c.form = map[string][]string{}
 	for k, v := range values {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"time"
 
 	"github.com/affordances-go/affordances/protocol"
 )
@@ -32,6 +33,10 @@ type Call struct {
 	// Approval is the id of the person's approval, for an action with
 	// approval.
 	Approval string
+	// Basis is, with Confirm, the basis of the summary the person
+	// confirmed ([Error.Basis] of the confirm_required that asked them),
+	// which the door kept: the action checks it runs on that state.
+	Basis string
 }
 
 // CallResult is the answer to a successful call.
@@ -66,7 +71,10 @@ func (s *Site) Execute(hr *http.Request, c Call) (CallResult, error) {
 		return CallResult{}, newError(protocol.CodeInvalidInput, "the input is not JSON")
 	}
 	w := &headerRecorder{h: http.Header{}}
-	call, out, e := s.execute(w, r, p, transport, func(c *call) *Error { return c.parseCall(body) })
+	call, out, e := s.execute(w, r, p, transport, func(cl *call) *Error {
+		cl.confirmedBasis = c.Basis
+		return cl.parseCall(body)
+	})
 	if e != nil {
 		return CallResult{}, e
 	}
@@ -183,3 +191,32 @@ func (w *headerRecorder) Header() http.Header {
 }
 func (w *headerRecorder) Write(b []byte) (int, error) { return len(b), nil }
 func (w *headerRecorder) WriteHeader(int)             {}
+
+// MaxBodyBytes returns the limit on the body of a call (Options.MaxBodyBytes
+// with its default), for a door that reads bodies of its own, so that
+// every door refuses the same sizes.
+func (s *Site) MaxBodyBytes() int64 { return s.opts.MaxBodyBytes }
+
+// ApprovalStatus returns where the approval named by approval (its id, or
+// its page's path or URL) stands, for the caller of hr: pending, approved,
+// declined, used, or "expired". An approval of another account, or of
+// another credential of the same account, is [ErrNoApproval], like one
+// that does not exist. A door that waits for the person's decision (MCP,
+// after the person opened the approval page) polls it.
+func (s *Site) ApprovalStatus(hr *http.Request, approval string) (ApprovalState, error) {
+	r, e := s.authenticate(hr)
+	if e != nil {
+		return "", e
+	}
+	a, err := s.opts.Approvals.Get(hr.Context(), approvalIDOf(approval))
+	if err != nil {
+		return "", err
+	}
+	if a.Account != r.Caller.account() || (a.Credential != "" && a.Credential != r.Caller.ID) {
+		return "", ErrNoApproval
+	}
+	if a.State != ApprovalUsed && time.Now().After(a.Expires) {
+		return "expired", nil
+	}
+	return a.State, nil
+}

@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -47,11 +46,10 @@ type bridgeOptions struct {
 // bridge serves one site's actions as MCP tools, through the client
 // library.
 type bridge struct {
-	base   *url.URL
-	opts   bridgeOptions
-	tools  map[string]*mcptools.Tool
-	secret []byte           // signs the state of approvals, random per run
-	used   *mcptools.Nonces // approvals used
+	base    *url.URL
+	opts    bridgeOptions
+	tools   map[string]*mcptools.Tool
+	confirm *mcptools.Confirmation // the confirmation flow, shared with the site's endpoint
 }
 
 // newBridge reads the site index and describes its actions as tools, with
@@ -61,9 +59,11 @@ func newBridge(ctx context.Context, siteURL string, opts bridgeOptions) (*sdk.Se
 	if err != nil || base.Scheme == "" || base.Host == "" {
 		return nil, usageError(fmt.Sprintf("%q is not a site URL such as http://127.0.0.1:8080", siteURL))
 	}
-	b := &bridge{base: base, opts: opts, tools: map[string]*mcptools.Tool{}, secret: make([]byte, 32), used: mcptools.NewNonces()}
-	rand.Read(b.secret)
-	idx, err := b.client(nil).Index(ctx, siteURL)
+	secret := make([]byte, 32) // signs the state of confirmations, random per run
+	rand.Read(secret)
+	b := &bridge{base: base, opts: opts, tools: map[string]*mcptools.Tool{},
+		confirm: &mcptools.Confirmation{Secret: secret, Used: mcptools.NewNonces()}}
+	idx, err := b.client().Index(ctx, siteURL)
 	if err != nil {
 		return nil, fmt.Errorf("reading the site index of %s: %w", siteURL, err)
 	}
@@ -82,10 +82,10 @@ func newBridge(ctx context.Context, siteURL string, opts bridgeOptions) (*sdk.Se
 	return srv, nil
 }
 
-// client returns a client of the site whose approver is ask.
-func (b *bridge) client(ask client.Approver) *client.Client {
+// client returns a client of the site.
+func (b *bridge) client() *client.Client {
 	return client.New(client.Options{HTTPClient: b.opts.HTTPClient, Token: b.opts.Token, UserAgent: b.opts.UserAgent,
-		Retries: b.opts.Retries, Approver: ask})
+		Retries: b.opts.Retries})
 }
 
 // page resolves a page's path against the site.
@@ -93,108 +93,52 @@ func (b *bridge) page(path string) string {
 	return b.base.ResolveReference(&url.URL{Path: path}).String()
 }
 
-// call returns the handler of an action's tool. A confirm action is
-// approved by the person through the host's elicitation, never by the
-// bridge: the first round asks, with the site's summary and a signed
-// state bound to this action, page and input; the call runs when the host
-// comes back with the person's accept and that state. A host that cannot
-// ask gets the summary, and nothing runs.
+// call returns the handler of an action's tool: the confirmation flow the
+// site's own endpoint uses, over HTTP. A confirm action is approved by the
+// person through the host's elicitation, never by the bridge.
 func (b *bridge) call(t *mcptools.Tool) sdk.ToolHandler {
 	return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-		path, input, siteApproval, bad := t.Arguments(req.Params.Arguments)
-		if bad != nil {
-			return mcptools.ErrorResult(*bad), nil
-		}
-		if i := strings.IndexByte(path, '?'); i >= 0 {
-			path = path[:i] // the page's query is not part of the call
-		}
-		if siteApproval != "" {
-			// The person approved on the site, the model says: the site
-			// checks that they did, for exactly this call.
-			return b.callApproved(ctx, path, t, input, siteApproval), nil
-		}
-		want := mcptools.ConfirmState{Caller: "afford-mcp", Action: t.Action.Name, Page: path, Input: mcptools.Digest(input)}
-		approved := false
-		if req.Params.RequestState != "" || req.Params.InputResponses != nil {
-			st, err := mcptools.Verify(b.secret, b.used, req.Params.RequestState, want, time.Now())
-			if err != nil {
-				return notApproved(err.Error() + "; nothing ran"), nil
-			}
-			answer, _ := req.Params.InputResponses[confirmKey].(*sdk.ElicitResult)
-			if answer == nil || answer.Action != "accept" {
-				return notApproved("the person did not approve; nothing ran"), nil
-			}
-			if st.Approval != "" {
-				return b.callApproved(ctx, path, t, input, st.Approval), nil
-			}
-			approved = true
-		}
-		summary := ""
-		ask := func(_ context.Context, a client.Approval) (bool, error) {
-			summary = a.Summary
-			return approved, nil
-		}
-		res, err := b.client(ask).Call(ctx, b.page(path), t.Action.Name, input)
-		var ce *client.Error
-		if errors.As(err, &ce) && ce.ApprovalURL != "" {
-			// The person approves on the site: a host that can open a URL
-			// for them does; any other gets the page in the error result.
-			caps := req.ClientCapabilities()
-			if caps == nil || caps.Elicitation == nil || caps.Elicitation.URL == nil {
-				return notApproved(ce.Message + " Approval page: " + ce.ApprovalURL + " (call again with approval set to it once the person approved)"), nil
-			}
-			want.Expiry = time.Now().Add(5 * time.Minute).Unix()
-			want.Nonce = mcptools.NewNonce()
-			want.Approval = ce.ApprovalURL
-			return &sdk.CallToolResult{
-				InputRequests: sdk.InputRequestMap{confirmKey: &sdk.ElicitParams{Mode: "url", URL: ce.ApprovalURL,
-					ElicitationID: want.Nonce, Message: ce.Message}},
-				RequestState: mcptools.Sign(b.secret, want),
-			}, nil
-		}
-		switch {
-		case errors.Is(err, client.ErrNotApproved):
-			if caps := req.ClientCapabilities(); caps == nil || caps.Elicitation == nil {
-				return notApproved(summary + " (This host cannot ask the person for approval, so nothing ran.)"), nil
-			}
-			want.Expiry = time.Now().Add(5 * time.Minute).Unix()
-			want.Nonce = mcptools.NewNonce()
-			return &sdk.CallToolResult{
-				InputRequests: sdk.InputRequestMap{confirmKey: &sdk.ElicitParams{
-					Message:         summary + "\n\nApprove? Nothing happens unless you accept.",
-					RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{}},
-				}},
-				RequestState: mcptools.Sign(b.secret, want),
-			}, nil
-		case err != nil:
-			return clientErrorResult(err), nil
-		}
-		return mcptools.DeltaResult(res.Delta), nil
+		return b.confirm.Handle(ctx, &httpDoor{b: b, session: req.Session}, t, req), nil
 	}
 }
 
-// callApproved completes a call with the person's approval on the site.
-func (b *bridge) callApproved(ctx context.Context, path string, t *mcptools.Tool, input []byte, approval string) *sdk.CallToolResult {
-	u := approval
-	if !strings.Contains(u, "/") {
-		u = b.base.ResolveReference(&url.URL{Path: "/approvals/" + u}).String()
+// httpDoor runs the calls of one tool call over HTTP.
+type httpDoor struct {
+	b       *bridge
+	session *sdk.ServerSession
+}
+
+// Call implements mcptools.Door.
+func (d *httpDoor) Call(ctx context.Context, c mcptools.DoorCall) (protocol.Delta, string) {
+	path := c.Page
+	if i := strings.IndexByte(path, '?'); i >= 0 {
+		path = path[:i] // the page's query is not part of the call
 	}
-	res, err := b.client(nil).CallApproved(ctx, b.page(path), t.Action.Name, json.RawMessage(input), u)
+	delta, err := d.b.client().Send(ctx, d.b.page(path), protocol.Call{Action: c.Action, Input: c.Input,
+		Confirm: c.Confirm, Approval: c.Approval})
+	if err == nil {
+		return *delta, ""
+	}
 	var ce *client.Error
-	if errors.As(err, &ce) && ce.ApprovalURL != "" {
-		return notApproved(ce.Message + " Approval page: " + ce.ApprovalURL)
+	if errors.As(err, &ce) {
+		return protocol.Delta{Error: &protocol.Error{Code: ce.Code, Message: ce.Message, Issues: ce.Issues}, ApprovalURL: ce.ApprovalURL}, ""
 	}
-	if err != nil {
-		return clientErrorResult(err)
-	}
-	return mcptools.DeltaResult(res.Delta)
+	return protocol.Delta{Error: &protocol.Error{Code: protocol.CodeInternal, Message: err.Error()}}, ""
 }
 
-// confirmKey names the approval among a result's input requests.
-const confirmKey = "confirm"
+// ApprovalStatus implements mcptools.Door.
+func (d *httpDoor) ApprovalStatus(ctx context.Context, approvalURL string) (string, error) {
+	return d.b.client().ApprovalState(ctx, approvalURL)
+}
 
-func notApproved(msg string) *sdk.CallToolResult {
-	return mcptools.ErrorResult(protocol.Error{Code: protocol.CodeConfirmRequired, Message: msg})
+// CallerID implements mcptools.Door: the bridge serves one person.
+func (d *httpDoor) CallerID(context.Context) (string, error) { return "afford-mcp", nil }
+
+// Notify implements mcptools.Door.
+func (d *httpDoor) Notify(ctx context.Context, elicitationID string) {
+	if d.session != nil {
+		d.session.NotifyElicitationComplete(ctx, &sdk.ElicitationCompleteParams{ElicitationID: elicitationID})
+	}
 }
 
 func (b *bridge) readPage(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
@@ -205,7 +149,7 @@ func (b *bridge) readPage(ctx context.Context, req *sdk.CallToolRequest) (*sdk.C
 		return mcptools.ErrorResult(protocol.Error{Code: protocol.CodeInvalidInput, Message: "page must be a path starting with /",
 			Issues: []protocol.Issue{{Path: "/page", Message: "must be a path starting with /", Keyword: "pattern"}}}), nil
 	}
-	g, err := b.client(nil).Graph(ctx, b.base.ResolveReference(&url.URL{Path: args.Page}).String()+queryOf(args.Page))
+	g, err := b.client().Graph(ctx, b.base.ResolveReference(&url.URL{Path: args.Page}).String()+queryOf(args.Page))
 	if err != nil {
 		return clientErrorResult(err), nil
 	}
@@ -213,7 +157,7 @@ func (b *bridge) readPage(ctx context.Context, req *sdk.CallToolRequest) (*sdk.C
 }
 
 func (b *bridge) siteIndex(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-	idx, err := b.client(nil).Index(ctx, b.base.String())
+	idx, err := b.client().Index(ctx, b.base.String())
 	if err != nil {
 		return clientErrorResult(err), nil
 	}

@@ -118,6 +118,7 @@ type options struct {
 
 // run is the whole command, with its environment passed in for tests.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
+	stdout, stderr = safeWriter{stdout}, safeWriter{stderr}
 	if len(args) > 0 && args[0] == "check" {
 		return checkCmd(args[1:], stdout, stderr, getenv)
 	}
@@ -252,7 +253,7 @@ var errNoWait = errors.New("the person approves it on the site")
 // approvalNeeded shows where the person approves an action on the site,
 // and lets Call wait for them unless --no-wait.
 func (c *command) approvalNeeded(ctx context.Context, a client.SiteApproval) error {
-	fmt.Fprintf(c.stderr, "%s needs your approval on the site:\n  %s\nOpen this page in a browser signed in on the site, and approve it:\n  %s\n", a.Action, a.Summary, a.URL)
+	fmt.Fprintf(c.stderr, "%s needs your approval on the site:\n  %s\nOpen this page in a browser signed in on the site, and approve it:\n  %s\n", a.Action, indent(a.Summary), a.URL)
 	c.pendingApproval = a.URL
 	if c.o.noWait {
 		return errNoWait
@@ -263,7 +264,7 @@ func (c *command) approvalNeeded(ctx context.Context, a client.SiteApproval) err
 
 // approve asks the person at the terminal, or follows --yes.
 func (c *command) approve(ctx context.Context, a client.Approval) (bool, error) {
-	fmt.Fprintf(c.stderr, "%s asks for confirmation:\n  %s\n", a.Action, a.Summary)
+	fmt.Fprintf(c.stderr, "%s asks for confirmation:\n  %s\n", a.Action, indent(a.Summary))
 	if c.o.yes {
 		fmt.Fprintln(c.stderr, "Confirmed by --yes.")
 		return true, nil

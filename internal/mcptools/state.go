@@ -27,6 +27,9 @@ type ConfirmState struct {
 	// Approval is the site approval the call waits for, when the action
 	// needs the person's approval on the site.
 	Approval string `json:"ap,omitempty"`
+	// Basis is the basis of the summary the person is asked about (see
+	// site.ApprovalBasis), given back with the confirmed call.
+	Basis string `json:"b,omitempty"`
 }
 
 // Sign writes a state as base64url(JSON) "." base64url(HMAC-SHA256).

@@ -12,6 +12,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/affordances-go/affordances/internal/strictjson"
 	"github.com/affordances-go/affordances/protocol"
 )
 
@@ -275,9 +276,16 @@ func withApproval(schema json.RawMessage, approval bool) json.RawMessage {
 // and, for an action with approval, the approval. A page argument that is
 // missing, not a string or not a page of the route is an invalid_input
 // error on that argument.
+//
+// Arguments with a key repeated in one object (or two keys that differ
+// only in case) are refused, as the site's call decoder refuses them: a
+// host could show one value and the site act on the other.
 func (t *Tool) Arguments(raw json.RawMessage) (page string, input json.RawMessage, approval string, err *protocol.Error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		raw = json.RawMessage(`{}`)
+	}
+	if _, perr := strictjson.ParseObject(raw, 64); perr != nil {
+		return "", nil, "", &protocol.Error{Code: protocol.CodeInvalidInput, Message: "the arguments were not accepted: " + perr.Error()}
 	}
 	if t.Action.Approval {
 		var args map[string]json.RawMessage

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"net/http"
 	"strings"
-	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -14,101 +13,70 @@ import (
 	"github.com/affordances-go/affordances/site"
 )
 
-// confirmKey names the elicitation of a confirm action in the input
-// requests of a result and the input responses of the retried call.
-const confirmKey = "confirm"
-
-// callTool returns the handler of an action's tool: split the page from
-// the arguments, run the call through the site's pipeline, and ask the
-// person before a confirm action runs.
+// callTool returns the handler of an action's tool: the shared
+// confirmation flow (mcptools.Confirmation) over the site's pipeline.
 func (e *endpoint) callTool(t *mcptools.Tool) sdk.ToolHandler {
 	return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-		hr := callerRequest(req).WithContext(ctx)
-		page, input, approval, bad := t.Arguments(req.Params.Arguments)
-		if bad != nil {
-			return mcptools.ErrorResult(*bad), nil
-		}
-		call := site.Call{Page: page, Action: t.Action.Name, Input: input, Transport: "mcp"}
-		if t.Action.Expose != protocol.ExposeConfirm {
-			return e.execute(hr, call), nil
-		}
-		if approval != "" {
-			// The person approved on the site, the model says: the site
-			// checks that they did, for exactly this call.
-			call.Confirm, call.Approval = true, approval
-			return e.executeApproval(hr, call), nil
-		}
-
-		// A confirm action: the call resumes with the person's answer and
-		// the state the first round handed out, or it starts.
-		r, err := e.site.NewRequest(hr)
-		if err != nil {
-			return errorResult(err), nil
-		}
-		want := mcptools.ConfirmState{Caller: string(r.Caller.Mode) + ":" + r.Caller.ID, Action: t.Action.Name, Page: page, Input: mcptools.Digest(input)}
-		if req.Params.RequestState != "" || req.Params.InputResponses != nil {
-			st, err := mcptools.Verify(e.opts.Secret, e.used, req.Params.RequestState, want, time.Now())
-			if err != nil {
-				return notConfirmed(err.Error() + "; nothing ran"), nil
-			}
-			answer, _ := req.Params.InputResponses[confirmKey].(*sdk.ElicitResult)
-			if answer == nil || answer.Action != "accept" {
-				return notConfirmed("the person did not approve; nothing ran"), nil
-			}
-			call.Confirm, call.Approval = true, st.Approval
-			if st.Approval != "" {
-				return e.executeApproval(hr, call), nil
-			}
-			return e.execute(hr, call), nil
-		}
-		res, err := e.site.Execute(hr, call)
-		var se *site.Error
-		if !errors.As(err, &se) || se.Code() != protocol.CodeConfirmRequired {
-			return result(res, err), nil
-		}
-		caps := req.ClientCapabilities()
-		want.Expiry = time.Now().Add(e.opts.ConfirmTTL).Unix()
-		want.Nonce = mcptools.NewNonce()
-		if u := se.ApprovalURL(); u != "" {
-			// The person approves on the site: a host that can open a URL
-			// for them does; any other gets the page in the error result.
-			abs := absoluteURL(hr, u)
-			if caps == nil || caps.Elicitation == nil || caps.Elicitation.URL == nil {
-				return mcptools.ErrorResult(protocol.Error{Code: protocol.CodeConfirmRequired, Message: se.Message() +
-					" Approval page: " + abs + " (call again with approval set to it once the person approved)"}), nil
-			}
-			want.Approval = u
-			return &sdk.CallToolResult{
-				InputRequests: sdk.InputRequestMap{confirmKey: &sdk.ElicitParams{Mode: "url", URL: abs,
-					ElicitationID: want.Nonce, Message: se.Message()}},
-				RequestState: mcptools.Sign(e.opts.Secret, want),
-			}, nil
-		}
-		if caps == nil || caps.Elicitation == nil {
-			// No way to ask the person: the host shows the summary, and
-			// nothing runs.
-			return errorResult(err), nil
-		}
-		return &sdk.CallToolResult{
-			InputRequests: sdk.InputRequestMap{confirmKey: &sdk.ElicitParams{
-				Message:         se.Message() + "\n\nApprove? Nothing happens unless you accept.",
-				RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{}},
-			}},
-			RequestState: mcptools.Sign(e.opts.Secret, want),
-		}, nil
+		d := &siteDoor{e: e, hr: caller(ctx, req), session: req.Session}
+		return e.confirm.Handle(ctx, d, t, req), nil
 	}
 }
 
-// executeApproval runs a call that brings the person's site approval; a
-// refusal carries the page of the approval to ask for next, as a URL.
-func (e *endpoint) executeApproval(hr *http.Request, call site.Call) *sdk.CallToolResult {
-	res, err := e.site.Execute(hr, call)
-	var se *site.Error
-	if errors.As(err, &se) && se.ApprovalURL() != "" {
-		return mcptools.ErrorResult(protocol.Error{Code: protocol.CodeConfirmRequired,
-			Message: se.Message() + " Approval page: " + absoluteURL(hr, se.ApprovalURL())})
+// siteDoor runs the calls of one tool call through the site's pipeline,
+// for the caller of the MCP request.
+type siteDoor struct {
+	e       *endpoint
+	hr      *http.Request
+	session *sdk.ServerSession
+}
+
+// req is the caller's request with ctx.
+func (d *siteDoor) req(ctx context.Context) *http.Request {
+	return site.WithoutCookies(d.hr.WithContext(ctx))
+}
+
+// Call implements mcptools.Door.
+func (d *siteDoor) Call(ctx context.Context, c mcptools.DoorCall) (protocol.Delta, string) {
+	res, err := d.e.site.Execute(d.req(ctx), site.Call{Page: c.Page, Action: c.Action, Input: c.Input,
+		Confirm: c.Confirm, Approval: c.Approval, Basis: c.Basis, Transport: "mcp"})
+	if err == nil {
+		return res.Delta, ""
 	}
-	return result(res, err)
+	var se *site.Error
+	if !errors.As(err, &se) {
+		return protocol.Delta{Error: &protocol.Error{Code: protocol.CodeInternal, Message: "the server could not complete the request"}}, ""
+	}
+	dl := protocol.Delta{Error: &protocol.Error{Code: se.Code(), Message: se.Message(), Issues: se.Issues()}}
+	if u := se.ApprovalURL(); u != "" {
+		dl.ApprovalURL = absoluteURL(d.hr, u)
+	}
+	return dl, se.Basis()
+}
+
+// ApprovalStatus implements mcptools.Door.
+func (d *siteDoor) ApprovalStatus(ctx context.Context, approvalURL string) (string, error) {
+	st, err := d.e.site.ApprovalStatus(d.req(ctx), approvalURL)
+	return string(st), err
+}
+
+// CallerID implements mcptools.Door.
+func (d *siteDoor) CallerID(ctx context.Context) (string, error) {
+	r, err := d.e.site.NewRequest(d.req(ctx))
+	if err != nil {
+		var se *site.Error
+		if errors.As(err, &se) {
+			return "", errors.New(se.Message())
+		}
+		return "", errors.New("the caller could not be identified")
+	}
+	return string(r.Caller.Mode) + ":" + r.Caller.ID, nil
+}
+
+// Notify implements mcptools.Door.
+func (d *siteDoor) Notify(ctx context.Context, elicitationID string) {
+	if d.session != nil {
+		d.session.NotifyElicitationComplete(ctx, &sdk.ElicitationCompleteParams{ElicitationID: elicitationID})
+	}
 }
 
 // absoluteURL makes a site path absolute, on the host the MCP request came
@@ -122,25 +90,6 @@ func absoluteURL(hr *http.Request, path string) string {
 		scheme = "https"
 	}
 	return scheme + "://" + hr.Host + path
-}
-
-// execute runs a call and makes its result.
-func (e *endpoint) execute(hr *http.Request, call site.Call) *sdk.CallToolResult {
-	res, err := e.site.Execute(hr, call)
-	return result(res, err)
-}
-
-// notConfirmed is the result of a confirm action that did not run.
-func notConfirmed(msg string) *sdk.CallToolResult {
-	return mcptools.ErrorResult(protocol.Error{Code: protocol.CodeConfirmRequired, Message: msg})
-}
-
-// result turns a call's answer into a tool result.
-func result(res site.CallResult, err error) *sdk.CallToolResult {
-	if err != nil {
-		return errorResult(err)
-	}
-	return mcptools.DeltaResult(res.Delta)
 }
 
 // errorResult is the error result of a failure of the site: its code,

@@ -1,12 +1,15 @@
 package mcp
 
 import (
+	"context"
 	"crypto/tls"
 	"net/http"
 	"net/url"
 	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/affordances-go/affordances/site"
 )
 
 // The SDK gives a tool handler the headers of the HTTP request, not its
@@ -31,6 +34,13 @@ func withCaller(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// caller is the request the site sees for an MCP request handled with
+// ctx: the caller's credentials and address, marked as coming through a
+// door that keeps no cookies an action sets (site.WithoutCookies).
+func caller(ctx context.Context, req sdk.Request) *http.Request {
+	return site.WithoutCookies(callerRequest(req).WithContext(ctx))
 }
 
 // callerRequest rebuilds, from an MCP request, the HTTP request the site

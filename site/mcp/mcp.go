@@ -24,7 +24,12 @@
 package mcp
 
 import (
+	"bytes"
 	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"sync"
@@ -33,6 +38,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/affordances-go/affordances/internal/mcptools"
+	"github.com/affordances-go/affordances/internal/strictjson"
 	"github.com/affordances-go/affordances/site"
 )
 
@@ -47,6 +53,13 @@ type Options struct {
 	// ConfirmTTL is how long a person has to approve a confirm action.
 	// Default: 5 minutes.
 	ConfirmTTL time.Duration
+	// ApprovalWait bounds how long a tool call waits for the person's
+	// decision on the site's approval page once they opened it (a
+	// URL-mode elicitation accepted); past it, the call answers
+	// confirm_required with the page, and the model calls again later.
+	// Default: 2 minutes. The endpoint clears the server's write deadline
+	// for its requests, so that such a wait is not cut.
+	ApprovalWait time.Duration
 	// Stateless serves every request without an MCP session. Elicitation
 	// then works only with clients of the protocol's multi-round-trip
 	// requests (2026-07-28 and later).
@@ -90,22 +103,60 @@ func Handler(s *site.Site, opts *Options) http.Handler {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
-	return &endpoint{site: s, opts: o, used: mcptools.NewNonces()}
+	e := &endpoint{site: s, opts: o}
+	e.confirm = &mcptools.Confirmation{Secret: o.Secret, Used: mcptools.NewNonces(), TTL: o.ConfirmTTL, Wait: o.ApprovalWait}
+	return e
 }
 
 // endpoint is the MCP endpoint of a site.
 type endpoint struct {
-	site *site.Site
-	opts Options
-	used *mcptools.Nonces
+	site    *site.Site
+	opts    Options
+	confirm *mcptools.Confirmation
 
 	once    sync.Once
 	tools   map[string]*mcptools.Tool
 	handler http.Handler
 }
 
+// ServeHTTP holds every MCP request to the site's rules before the SDK
+// reads it: the Origin rule (refused with 403), the body limit of a call
+// (413), and no duplicate keys in the JSON-RPC message (400, a parse
+// error), whose tool arguments would otherwise reach the site with the
+// last of two values. A request may then last as long as a person takes
+// to answer, so the server's write deadline is cleared for it.
 func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	e.once.Do(e.build)
+	if err := e.site.CheckOrigin(r); err != nil {
+		var se *site.Error
+		if !errors.As(err, &se) || se.Status() != http.StatusUnauthorized {
+			http.Error(w, "this MCP endpoint refuses requests from another site, and cookie requests without this site's Origin", http.StatusForbidden)
+			return
+		}
+		// A rejected bearer token: every tool answers unauthorized.
+	}
+	if r.Method == http.MethodPost {
+		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, e.site.MaxBodyBytes()))
+		var tooBig *http.MaxBytesError
+		switch {
+		case errors.As(err, &tooBig):
+			http.Error(w, fmt.Sprintf("the body is larger than %d bytes", tooBig.Limit), http.StatusRequestEntityTooLarge)
+			return
+		case err != nil:
+			http.Error(w, "the body could not be read", http.StatusBadRequest)
+			return
+		}
+		if _, err := strictjson.ParseObject(body, 64); err != nil {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusBadRequest)
+			b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": nil,
+				"error": map[string]any{"code": -32700, "message": "parse error: " + err.Error()}})
+			w.Write(b)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+	}
+	http.NewResponseController(w).SetWriteDeadline(time.Time{})
 	withCaller(e.handler).ServeHTTP(w, r)
 }
 

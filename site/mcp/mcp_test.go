@@ -306,12 +306,38 @@ func TestCall_RateLimitIsSharedWithThePagesPOSTs(t *testing.T) {
 	}
 }
 
-// A cookie-authenticated MCP request is held to the Origin rule.
+// An MCP request is held to the Origin rule before anything is read: a
+// cookie request without the site's Origin, or any request from another
+// site, is refused with 403 (the MCP transport's DNS-rebinding rule).
 func TestCall_CookieRequestsFollowTheOriginRule(t *testing.T) {
 	ts := newTestShop(t)
-	evil := connect(t, ts, nil, "Cookie", "session=alice", "Origin", "http://evil.example")
-	if got := errorCode(t, call(t, evil, "review", map[string]any{})); got != "unauthorized" {
-		t.Errorf("cookie from another origin: %s", got)
+	initialize := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`
+	post := func(header ...string) int {
+		req, _ := http.NewRequest("POST", ts.url+"/mcp", strings.NewReader(initialize))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		for i := 0; i+1 < len(header); i += 2 {
+			req.Header.Set(header[i], header[i+1])
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res.StatusCode
+	}
+	for _, h := range [][]string{
+		{"Cookie", "session=alice", "Origin", "http://evil.example"},
+		{"Cookie", "session=alice"},
+		{"Origin", "http://evil.example"},
+		{"Sec-Fetch-Site", "cross-site"},
+	} {
+		if got := post(h...); got != 403 {
+			t.Errorf("%v: %d", h, got)
+		}
+	}
+	if got := post("Authorization", "Bearer good", "Origin", "http://evil.example"); got != 200 {
+		t.Errorf("a bearer request is exempt: %d", got)
 	}
 	same := connect(t, ts, nil, "Cookie", "session=alice", "Origin", ts.url)
 	if got := errorCode(t, call(t, same, "review", map[string]any{})); got != "ok" {

@@ -20,7 +20,7 @@ func (e *endpoint) readPage(ctx context.Context, req *sdk.CallToolRequest) (*sdk
 		return mcptools.ErrorResult(protocol.Error{Code: protocol.CodeInvalidInput, Message: "page must be a path starting with /",
 			Issues: []protocol.Issue{{Path: "/page", Message: "must be a path starting with /", Keyword: "pattern"}}}), nil
 	}
-	g, err := e.site.ReadGraph(callerRequest(req).WithContext(ctx), args.Page)
+	g, err := e.site.ReadGraph(caller(ctx, req), args.Page)
 	if err != nil {
 		return errorResult(err), nil
 	}
@@ -29,7 +29,7 @@ func (e *endpoint) readPage(ctx context.Context, req *sdk.CallToolRequest) (*sdk
 
 // siteIndex answers siteIndex with the index as this caller sees it.
 func (e *endpoint) siteIndex(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-	r, err := e.site.NewRequest(callerRequest(req).WithContext(ctx))
+	r, err := e.site.NewRequest(caller(ctx, req))
 	if err != nil {
 		return errorResult(err), nil
 	}
@@ -50,7 +50,7 @@ func (e *endpoint) filterTools(next sdk.MethodHandler) sdk.MethodHandler {
 		if !ok {
 			return res, nil
 		}
-		r, aerr := e.site.NewRequest(callerRequest(req).WithContext(ctx))
+		r, aerr := e.site.NewRequest(caller(ctx, req))
 		if aerr != nil {
 			return nil, aerr
 		}
