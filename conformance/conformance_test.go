@@ -44,7 +44,7 @@ func server(t *testing.T, breakIt func(http.Handler) http.Handler) (conformance.
 	if _, err := s.Store.AddToCart(ctx, shop.CartOwner{UserID: demo}, "TEE-BLK-S", 1); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Store.PlaceOrder(ctx, demo, nil); err != nil {
+	if _, err := s.Store.PlaceOrder(ctx, demo, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.Store.AddToCart(ctx, shop.CartOwner{UserID: demo}, "TEE-BLK-S", 1); err != nil {

@@ -45,6 +45,14 @@ type Action struct {
 	// Output replaces the output schema inferred from the handler's output
 	// type.
 	Output json.RawMessage
+	// NeedsCookies marks an action whose effect lives in a cookie it sets,
+	// such as signing in. Through a door that keeps no cookies (see
+	// [WithoutCookies]: the MCP endpoint) it would run and leave its
+	// effect where nobody can reach it; there it is left out of the site
+	// index (and so of the door's tool list), listed in graphs with
+	// available: false, and refused as unavailable, with
+	// Options.NoCookiesReason saying how to authenticate instead.
+	NeedsCookies bool
 	// Limit overrides the site's default rate limit for this action.
 	Limit *ratelimit.Limit
 	// RequireApproval makes a confirm action run for an agent only after
@@ -282,11 +290,20 @@ func (a *action) visible(r *Request) bool {
 	return a.meta.Visible == nil || a.meta.Visible(r)
 }
 
+// cookiesKept reports whether the action can do its work for r: always,
+// but for an action that NeedsCookies through a door that keeps none.
+func (a *action) cookiesKept(r *Request) bool {
+	return !a.meta.NeedsCookies || r.KeepsCookies()
+}
+
 // availability evaluates the expose rule and the guard for a request: the
 // available and reason fields of the action's descriptor.
 func (a *action) availability(r *Request, st *State) (bool, string) {
 	if a.meta.Expose.NeedsSession() && !r.Caller.SignedIn {
 		return false, a.page.site.opts.SignInReason
+	}
+	if !a.cookiesKept(r) {
+		return false, a.page.site.opts.NoCookiesReason
 	}
 	return a.guard(r, st)
 }

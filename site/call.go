@@ -267,6 +267,9 @@ func (c *call) checkGuard() *Error {
 		return c.page.loadFailure(c.r, err)
 	}
 	c.before = st
+	if !c.act.cookiesKept(c.r) {
+		return newError(protocol.CodeUnavailable, c.site.opts.NoCookiesReason)
+	}
 	ok, reason := c.act.guard(c.r, st)
 	if ok {
 		ok, reason = c.inputGuard(st)

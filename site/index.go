@@ -21,7 +21,7 @@ func (s *Site) Index(r *Request) protocol.SiteIndex {
 		ir := protocol.IndexRoute{Route: p.route, Description: p.opts.Description,
 			Actions: make([]protocol.ActionSummary, 0, len(p.actions))}
 		for _, a := range p.actions {
-			if a.visible(r) {
+			if a.visible(r) && a.cookiesKept(r) {
 				ir.Actions = append(ir.Actions, a.summary)
 			}
 		}

@@ -33,6 +33,10 @@ type Options struct {
 	// SignInReason is the reason graphs give for session and confirm
 	// actions to callers without a session. Default: "sign in first".
 	SignInReason string
+	// NoCookiesReason is the reason given for an action that NeedsCookies
+	// to a caller whose door keeps no cookies. Default: it says to
+	// authenticate with a bearer token.
+	NoCookiesReason string
 	// GraphTokenLimit is the size, in tokens estimated as bytes/4, above
 	// which a route's graph is logged as too large, once per route.
 	// Default: 2000.
@@ -160,6 +164,9 @@ func withDefaults(o Options) Options {
 	}
 	if o.SignInReason == "" {
 		o.SignInReason = "sign in first"
+	}
+	if o.NoCookiesReason == "" {
+		o.NoCookiesReason = "this action keeps its result in a browser cookie, which this connection cannot hold: authenticate with a bearer token instead"
 	}
 	if o.GraphTokenLimit <= 0 {
 		o.GraphTokenLimit = 2000

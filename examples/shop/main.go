@@ -107,15 +107,7 @@ func run(cf config) error {
 		defer admin.Close()
 		logger.Info("admin address: /metrics and /healthz", "addr", cf.adminAddr)
 	}
-	srv := &http.Server{
-		Addr:              addr,
-		Handler:           app,
-		ReadHeaderTimeout: 5 * time.Second,
-		ReadTimeout:       15 * time.Second,
-		WriteTimeout:      30 * time.Second,
-		IdleTimeout:       60 * time.Second,
-		MaxHeaderBytes:    64 << 10,
-	}
+	srv := shop.NewServer(addr, app)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.ListenAndServe() }()
 

@@ -60,6 +60,10 @@ type Options struct {
 	// Observer is told about every call and graph read (see
 	// NewTelemetry).
 	Observer site.Observer
+	// MCPApprovalWait bounds how long an MCP call waits for the person's
+	// decision on the approval page once the host opened it (see
+	// mcp.Options.ApprovalWait). Default: 2 minutes.
+	MCPApprovalWait time.Duration
 	// Dev turns on the site's inspector (site.InspectorPath) and lets the
 	// shop's pages be framed by itself, which the inspector needs. For
 	// development only.
@@ -96,7 +100,7 @@ func New(store *Store, opts Options) *App {
 	})
 	a.register()
 	// Agents in MCP hosts reach the same actions at /mcp.
-	mcp.Mount(a.site, "/mcp", &mcp.Options{Logger: a.log})
+	mcp.Mount(a.site, "/mcp", &mcp.Options{Logger: a.log, ApprovalWait: opts.MCPApprovalWait})
 	assets := http.NewServeMux()
 	assets.Handle("/static/", a.staticFiles())
 	assets.HandleFunc("/", a.notFound)
@@ -253,4 +257,21 @@ func (a *App) headerEntities(r *http.Request) map[string]any {
 		return map[string]any{}
 	}
 	return st.Entities
+}
+
+// NewServer is the store's HTTP server on addr, with the timeouts
+// docs/deploy.md recommends: a slow client cannot hold a connection open
+// by sending its headers or body slowly, nor by reading slowly. The MCP
+// endpoint clears the write deadline for its own requests, which may wait
+// for a person for longer than WriteTimeout.
+func NewServer(addr string, h http.Handler) *http.Server {
+	return &http.Server{
+		Addr:              addr,
+		Handler:           h,
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       15 * time.Second,
+		WriteTimeout:      30 * time.Second,
+		IdleTimeout:       60 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+	}
 }

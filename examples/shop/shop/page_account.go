@@ -31,7 +31,7 @@ func (a *App) loginPage() {
 	limit := ratelimit.Limit{Rate: 10, Per: time.Minute, Burst: 5}
 	site.Handle(p, site.Action{
 		Name: "signIn", Description: "Sign in; a guest cart is merged into the account's cart",
-		Expose: protocol.ExposePublic, Limit: &limit,
+		Expose: protocol.ExposePublic, Limit: &limit, NeedsCookies: true,
 	}, a.signIn)
 }
 

@@ -28,6 +28,11 @@ func ProductMD(prod *Product) string {
 	return md
 }
 
+// guestCartNeedsCookies is why an anonymous caller whose connection keeps
+// no cookies (MCP) cannot add to a cart: a guest's cart is a cookie.
+const guestCartNeedsCookies = "a guest's cart lives in a browser cookie, which this connection cannot hold: " +
+	"call with a bearer token (a signed-in person creates one on /account)"
+
 // AddToCart is the input of addToCart.
 type AddToCart struct {
 	SKU string `json:"sku" description:"the SKU of the colour and size to add" pattern:"^[A-Z0-9-]{3,40}$" example:"TEE-BLK-M"`
@@ -66,6 +71,9 @@ func (a *App) productPage() {
 		Expose:      protocol.ExposePublic,
 		Effects:     []string{"cart"},
 		Guard: site.Guard{Text: "the size is in stock", Check: func(r *site.Request, st *site.State) (bool, string) {
+			if sh := shopperOf(r); !r.KeepsCookies() && sh.User == nil && sh.GuestHash == "" {
+				return false, guestCartNeedsCookies
+			}
 			return productKey.Get(st).InStock(), "sold out in every size"
 		}},
 	}, a.addToCart)

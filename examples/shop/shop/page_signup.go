@@ -31,7 +31,7 @@ func (a *App) signUpPage() {
 	limit := ratelimit.Limit{Rate: 5, Per: time.Minute, Burst: 5}
 	site.Handle(p, site.Action{
 		Name: "signUp", Description: "Create an account and sign in; a guest cart is kept",
-		Expose: protocol.ExposePublic, Limit: &limit,
+		Expose: protocol.ExposePublic, Limit: &limit, NeedsCookies: true,
 	}, a.signUp)
 }
 
