@@ -87,12 +87,16 @@ func (e *Env) probe(pred func(*page, *protocol.ActionDescriptor) bool) (*page, *
 	return bestPage, best
 }
 
-// signedIn reports whether the graph shows its caller signed in: some
-// session action is available to it.
-func signedIn(g *protocol.Graph) bool {
-	for _, a := range g.Actions {
-		if a.Expose.NeedsSession() && a.Available {
-			return true
+// signedIn reports whether the graphs show their caller signed in: some
+// session or confirm action, on any page, is available to it. (A page may
+// have none available even to a signed-in caller: an account page whose
+// actions are for browser sessions only.)
+func (e *Env) signedIn() bool {
+	for _, p := range e.pages {
+		for _, a := range p.graph.Actions {
+			if a.Expose.NeedsSession() && a.Available {
+				return true
+			}
 		}
 	}
 	return false
@@ -159,11 +163,14 @@ func checkAuthBeforeInput(ctx context.Context, e *Env) Outcome {
 // (401), correctly.
 func checkInputBeforeGuard(ctx context.Context, e *Env) Outcome {
 	auth := e.bearer()
+	// The graphs were read when the checks began; other checks may have
+	// changed the state since (an item added to an empty cart), so an
+	// action is taken only if a fresh read still lists it unavailable.
 	p, a := e.probe(func(p *page, a *protocol.ActionDescriptor) bool {
 		if a.Available {
 			return false
 		}
-		return a.Expose == protocol.ExposePublic || (e.cfg.Token != "" && signedIn(p.graph))
+		return (a.Expose == protocol.ExposePublic || (e.cfg.Token != "" && e.signedIn())) && e.stillUnavailable(ctx, p.url, a.Name)
 	})
 	if p == nil {
 		// Look as an anonymous caller: public actions are often
@@ -222,4 +229,20 @@ func checkUnknownFields(ctx context.Context, e *Env) Outcome {
 		return fail("the delta does not satisfy the delta schema: %v", err)
 	}
 	return pass("%s ran", s.Name)
+}
+
+// stillUnavailable reads the page's graph again, as the checker's token,
+// and reports whether it still lists the action as unavailable.
+func (e *Env) stillUnavailable(ctx context.Context, pageURL, action string) bool {
+	res, err := e.getGraph(ctx, pageURL)
+	var g protocol.Graph
+	if err != nil || res.status != http.StatusOK || json.Unmarshal(res.body, &g) != nil {
+		return false
+	}
+	for _, a := range g.Actions {
+		if a.Name == action {
+			return !a.Available
+		}
+	}
+	return false
 }

@@ -254,18 +254,23 @@ func TestBrokenServers_AreFlaggedByExactlyTheirCheck(t *testing.T) {
 			})
 		}},
 		{"calls.order-input-before-guard", func(next http.Handler) http.Handler {
-			// The guard is evaluated before the input: signOut, which a
-			// token cannot use, answers 409 whatever the input.
+			// The guard is evaluated before the input: a signed-in call
+			// with an input that is not an object, of an action the
+			// page's graph lists as unavailable to the caller (an empty
+			// cart's setQuantity, signOut with a token), answers 409.
 			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				if r.Method == http.MethodPost && r.URL.Path == "/account" && r.Header.Get("Authorization") != "" {
+				signedIn := r.Header.Get("Authorization") != "" || r.Header.Get("Cookie") != ""
+				if r.Method == http.MethodPost && signedIn {
 					b, _ := io.ReadAll(r.Body)
 					r.Body = io.NopCloser(bytes.NewReader(b))
 					var call map[string]any
-					if json.Unmarshal(b, &call) == nil && call["action"] == "signOut" {
-						w.Header().Set("Content-Type", protocol.MediaType)
-						w.WriteHeader(http.StatusConflict)
-						w.Write([]byte(`{"ok":false,"error":{"code":"unavailable","message":"not with a token"}}`))
-						return
+					if json.Unmarshal(b, &call) == nil {
+						if _, isList := call["input"].([]any); isList && !availableTo(next, r, call["action"]) {
+							w.Header().Set("Content-Type", protocol.MediaType)
+							w.WriteHeader(http.StatusConflict)
+							w.Write([]byte(`{"ok":false,"error":{"code":"unavailable","message":"not now"}}`))
+							return
+						}
 					}
 				}
 				next.ServeHTTP(w, r)
@@ -418,4 +423,28 @@ func only(ids ...string) []conformance.Check {
 		}
 	}
 	return out
+}
+
+// availableTo reports whether the graph of r's page, read from h with r's
+// credentials, lists the action as available.
+func availableTo(h http.Handler, r *http.Request, action any) bool {
+	get := httptest.NewRequest(http.MethodGet, r.URL.String(), nil)
+	get.Header.Set("Accept", protocol.MediaType)
+	for _, k := range []string{"Authorization", "Cookie"} {
+		if v := r.Header.Get(k); v != "" {
+			get.Header.Set(k, v)
+		}
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, get)
+	var g protocol.Graph
+	if json.Unmarshal(rec.Body.Bytes(), &g) != nil {
+		return true
+	}
+	for _, a := range g.Actions {
+		if a.Name == action {
+			return a.Available
+		}
+	}
+	return true
 }

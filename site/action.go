@@ -53,6 +53,12 @@ type Action struct {
 	// available: false, and refused as unavailable, with
 	// Options.NoCookiesReason saying how to authenticate instead.
 	NeedsCookies bool
+	// LimitByAddress counts each call of the action against the client's
+	// address as well as against the caller, with the same limit: for
+	// actions that cost the site (a password hash) and whose caller
+	// identity is cheap to mint (a guest cart per call), such as signing
+	// in and up.
+	LimitByAddress bool
 	// Limit overrides the site's default rate limit for this action.
 	Limit *ratelimit.Limit
 	// RequireApproval makes a confirm action run for an agent only after

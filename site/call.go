@@ -169,14 +169,26 @@ func (c *call) authorize() *Error {
 }
 
 // rateLimit is step 3: count the call against the caller's limit for this
-// route and action.
+// route and action, and against the client's address too for an action
+// that asks for it (Action.LimitByAddress).
 func (c *call) rateLimit() *Error {
+	if e := c.limit(c.callerKey()); e != nil {
+		return e
+	}
+	if c.act.meta.LimitByAddress && c.r.Caller.ID != "" {
+		return c.limit("addr:" + c.site.clientAddr(c.r.Request))
+	}
+	return nil
+}
+
+// limit counts the call under one key.
+func (c *call) limit(who string) *Error {
 	s := c.site
 	l := s.opts.DefaultLimit
 	if c.act.meta.Limit != nil {
 		l = *c.act.meta.Limit
 	}
-	key := c.callerKey() + "\x00" + c.page.route + "\x00" + c.act.meta.Name
+	key := who + "\x00" + c.page.route + "\x00" + c.act.meta.Name
 	d, err := s.opts.Limiter.Allow(c.r.Context(), key, l)
 	if err != nil {
 		s.limiterFaults.Add(1)
@@ -198,10 +210,15 @@ func (c *call) rateLimit() *Error {
 	return e
 }
 
-// callerKey identifies the caller for rate limits: its id, or its address
-// when it has none.
+// callerKey identifies the caller for rate limits: the person's account
+// when the authenticator names one (so that every session and token of a
+// person share one budget, and minting a token buys no more calls), else
+// the caller's id, else its address.
 func (c *call) callerKey() string {
-	if c.r.Caller.ID != "" {
+	switch {
+	case c.r.Caller.Account != "":
+		return "acct:" + c.r.Caller.Account
+	case c.r.Caller.ID != "":
 		return "id:" + c.r.Caller.ID
 	}
 	return "addr:" + c.site.clientAddr(c.r.Request)

@@ -64,6 +64,12 @@ func (s *Site) originAllowed(r *http.Request) bool {
 	return got == scheme+"://"+hostPort(scheme, r.Host)
 }
 
+// ClientAddr returns the client's address as the site sees it
+// (Options.ClientAddr, by default the host of the connection's address),
+// for a site's own limits, such as failed sign-ins per account and
+// address.
+func (s *Site) ClientAddr(r *http.Request) string { return s.clientAddr(r) }
+
 // clientAddr is the address that keys anonymous callers' rate limits.
 func (s *Site) clientAddr(r *http.Request) string {
 	if s.opts.ClientAddr != nil {

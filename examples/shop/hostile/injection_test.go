@@ -39,8 +39,8 @@ func TestHostile_Injection(t *testing.T) {
 		{name: "an order id that is SQL", as: "a-token", method: "GET", path: "/orders/1%20OR%201=1", header: graph, status: 404, code: "not_found"},
 		{name: "a token id that is SQL", as: "a-token", path: "/account", body: `{"action":"revokeToken","input":{"id":"1 OR 1=1"}}`, status: 400, code: "invalid_input"},
 		{name: "a path that looks like another host", as: "a", method: "GET", path: "//evil.example/checkout", status: 307},
-		{name: "HTML in a token label", as: "a-token", path: "/account", body: `{"action":"createToken","input":{"label":"<img src=x onerror=alert(1)>"}}`, status: 200, code: "ok", mayChange: true},
-		{name: "a template in a token label", as: "a-token", path: "/account", body: `{"action":"createToken","input":{"label":"{{.Entities}}"}}`, status: 200, code: "ok", mayChange: true},
+		{name: "HTML in a token label", as: "a", path: "/account", body: `{"action":"createToken","input":{"label":"<img src=x onerror=alert(1)>"}}`, status: 200, code: "ok", mayChange: true},
+		{name: "a template in a token label", as: "a", path: "/account", body: `{"action":"createToken","input":{"label":"{{.Entities}}"}}`, status: 200, code: "ok", mayChange: true},
 		{name: "HTML in a new account's name", as: "anon", path: "/signup", body: `{"action":"signUp","input":{"name":"<script>alert(1)</script>","email":"mallory@example.com","password":"mallory's password"}}`, status: 200, code: "ok", mayChange: true},
 	}
 	counts["injection"] = e.run(rows)

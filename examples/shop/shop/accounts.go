@@ -2,6 +2,8 @@ package shop
 
 import (
 	"context"
+	"crypto/aes"
+	"crypto/cipher"
 	"crypto/pbkdf2"
 	"crypto/rand"
 	"crypto/sha256"
@@ -53,6 +55,18 @@ func checkPassword(stored, pw string) bool {
 	return err == nil && subtle.ConstantTimeCompare(got, want) == 1
 }
 
+// NormalizeEmail is the form an email is kept and looked up in: without
+// the spaces around it, in lower case, and without the trailing dots of a
+// fully qualified domain ("x@example.com." is the mailbox of
+// "x@example.com", not a second account).
+func NormalizeEmail(email string) string {
+	e := strings.ToLower(strings.TrimSpace(email))
+	if at := strings.LastIndexByte(e, '@'); at >= 0 {
+		e = e[:at+1] + strings.TrimRight(e[at+1:], ".")
+	}
+	return e
+}
+
 // ErrEmailTaken is returned by CreateUser for an email that already has
 // an account.
 var ErrEmailTaken = errors.New("shop: the email already has an account")
@@ -63,7 +77,7 @@ func (s *Store) CreateUser(ctx context.Context, email, name, password string) (i
 	if err != nil {
 		return 0, err
 	}
-	email = strings.ToLower(strings.TrimSpace(email))
+	email = NormalizeEmail(email)
 	var id int64
 	err = s.tx(ctx, func(tx *Tx) error {
 		var n int
@@ -94,7 +108,7 @@ var dummyHash = "pbkdf2-sha256$600000$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAA
 func (s *Store) Authenticate(ctx context.Context, email, password string) (*User, error) {
 	var u User
 	var hash string
-	err := s.db.QueryRowContext(ctx, `SELECT id, email, name, password_hash FROM users WHERE email = ?`, strings.ToLower(strings.TrimSpace(email))).
+	err := s.db.QueryRowContext(ctx, `SELECT id, email, name, password_hash FROM users WHERE email = ?`, NormalizeEmail(email)).
 		Scan(&u.ID, &u.Email, &u.Name, &hash)
 	if errors.Is(err, sql.ErrNoRows) {
 		checkPassword(dummyHash, password)
@@ -173,9 +187,47 @@ func (s *Store) DeleteSession(ctx context.Context, plain string) error {
 // SetFlash keeps a message for the session's next page view; PopFlash
 // reads and clears it. A new token is shown to a person this way, once,
 // without ever being put in a URL.
+//
+// The flash is stored sealed (AES-GCM) with a key derived from the
+// session's own secret, which the database never holds (it keeps only its
+// hash): a leaked database gives no working token, even one created a
+// moment before and not shown yet.
 func (s *Store) SetFlash(ctx context.Context, plain, msg string) error {
-	_, err := s.db.ExecContext(ctx, `UPDATE sessions SET flash = ? WHERE id_hash = ?`, msg, hashSecret(plain))
+	_, err := s.db.ExecContext(ctx, `UPDATE sessions SET flash = ? WHERE id_hash = ?`, sealFlash(plain, msg), hashSecret(plain))
 	return err
+}
+
+// flashKey is the key that seals a session's flash.
+func flashKey(session string) cipher.AEAD {
+	k := sha256.Sum256([]byte("shop flash key\x00" + session))
+	b, _ := aes.NewCipher(k[:])
+	g, _ := cipher.NewGCM(b)
+	return g
+}
+
+// sealFlash seals msg for the session; "" stays "".
+func sealFlash(session, msg string) string {
+	if msg == "" {
+		return ""
+	}
+	g := flashKey(session)
+	nonce := make([]byte, g.NonceSize())
+	rand.Read(nonce)
+	return "v1:" + base64.RawURLEncoding.EncodeToString(g.Seal(nonce, nonce, []byte(msg), nil))
+}
+
+// openFlash opens a sealed flash; anything else reads as none.
+func openFlash(session, sealed string) string {
+	b, err := base64.RawURLEncoding.DecodeString(strings.TrimPrefix(sealed, "v1:"))
+	g := flashKey(session)
+	if err != nil || !strings.HasPrefix(sealed, "v1:") || len(b) < g.NonceSize() {
+		return ""
+	}
+	msg, err := g.Open(nil, b[:g.NonceSize()], b[g.NonceSize():], nil)
+	if err != nil {
+		return ""
+	}
+	return string(msg)
 }
 
 // PopFlash returns the session's flash message and clears it.
@@ -192,7 +244,7 @@ func (s *Store) PopFlash(ctx context.Context, plain string) (string, error) {
 		_, err = tx.ExecContext(ctx, `UPDATE sessions SET flash = '' WHERE id_hash = ?`, hashSecret(plain))
 		return err
 	})
-	return msg, err
+	return openFlash(plain, msg), err
 }
 
 // Token is an API token as its owner sees it; the secret itself is shown
@@ -279,9 +331,34 @@ func (s *Store) UserByID(ctx context.Context, id int64) (*User, error) {
 // UserByEmail returns the id of the account of an email.
 func (s *Store) UserByEmail(ctx context.Context, email string) (int64, error) {
 	var id int64
-	err := s.db.QueryRowContext(ctx, `SELECT id FROM users WHERE email = ?`, strings.ToLower(email)).Scan(&id)
+	err := s.db.QueryRowContext(ctx, `SELECT id FROM users WHERE email = ?`, NormalizeEmail(email)).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, ErrNotFound
 	}
 	return id, err
+}
+
+// CreateDevice remembers a browser the user signed in from, and returns
+// the device cookie's value; only its hash is stored.
+func (s *Store) CreateDevice(ctx context.Context, userID int64) (string, error) {
+	plain, hash := secret("d_")
+	_, err := s.db.ExecContext(ctx, `INSERT INTO devices (hash, user_id, created_at) VALUES (?, ?, ?)`, hash, userID, s.now().Unix())
+	if err != nil {
+		return "", fmt.Errorf("remembering a device: %w", err)
+	}
+	return plain, nil
+}
+
+// DeviceUser returns the user a device cookie was given to, or
+// ErrNotFound.
+func (s *Store) DeviceUser(ctx context.Context, plain string) (int64, error) {
+	var id int64
+	err := s.db.QueryRowContext(ctx, `SELECT user_id FROM devices WHERE hash = ?`, hashSecret(plain)).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, ErrNotFound
+	}
+	if err != nil {
+		return 0, fmt.Errorf("reading a device: %w", err)
+	}
+	return id, nil
 }

@@ -13,6 +13,10 @@ import (
 const (
 	sessionCookie = "sid"
 	guestCookie   = "cart"
+	// deviceCookie marks a browser that signed in before: it is not a
+	// credential (it signs nobody in), only what spares the owner the
+	// slowing of sign-ins while strangers guess their password.
+	deviceCookie = "device"
 )
 
 // shopper is what the authenticator attaches to a request.

@@ -3,6 +3,7 @@ package shop
 import (
 	"errors"
 	"fmt"
+	"mime"
 	"net/http"
 	"strings"
 	"time"
@@ -11,6 +12,12 @@ import (
 	"github.com/affordances-go/affordances/site"
 	"github.com/affordances-go/affordances/site/ratelimit"
 )
+
+// isFormPost reports whether a request is an HTML form post.
+func isFormPost(r *http.Request) bool {
+	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	return mt == "application/x-www-form-urlencoded" || mt == "multipart/form-data"
+}
 
 // SignIn is the input of signIn.
 type SignIn struct {
@@ -31,32 +38,65 @@ func (a *App) loginPage() {
 	limit := ratelimit.Limit{Rate: 10, Per: time.Minute, Burst: 5}
 	site.Handle(p, site.Action{
 		Name: "signIn", Description: "Sign in; a guest cart is merged into the account's cart",
-		Expose: protocol.ExposePublic, Limit: &limit, NeedsCookies: true,
+		Expose: protocol.ExposePublic, Limit: &limit, NeedsCookies: true, LimitByAddress: true,
 	}, a.signIn)
 }
 
-// signIn checks the password, within the limit of failed sign-ins per
-// account, and starts a session.
+// signIn checks the password, within the limits of failed sign-ins (see
+// signin_limit.go), and starts a session.
 func (a *App) signIn(r *site.Request, in SignIn) (site.Done, error) {
 	ctx := r.Context()
-	account := hashSecret(strings.ToLower(strings.TrimSpace(in.Email)))
-	if wait, locked := a.failures.blocked(account); locked {
-		return site.Done{}, site.RateLimited(wait, "Too many failed sign-ins for this account. Try again in %d minutes.",
-			int(wait.Minutes())+1)
+	email := NormalizeEmail(in.Email)
+	account, addr := hashSecret(email), a.site.ClientAddr(r.Request)
+	if wait, ok := a.failures.allow(account, addr, a.knownDevice(r, email)); !ok {
+		return site.Done{}, site.RateLimited(wait, "Too many failed sign-ins for this account. Try again in %s.", roughly(wait))
 	}
-	u, err := a.store.Authenticate(ctx, in.Email, in.Password)
+	u, err := a.store.Authenticate(ctx, email, in.Password)
 	if errors.Is(err, ErrBadCredentials) {
-		a.failures.add(account)
+		a.failures.add(account, addr)
 		return site.Done{}, site.Unavailable("The email or password is wrong.")
 	}
 	if err != nil {
 		return site.Done{}, err
 	}
-	a.failures.reset(account)
+	a.failures.reset(account, addr)
 	if err := a.startSession(r, u); err != nil {
 		return site.Done{}, err
 	}
+	if dev, err := r.Cookie(deviceCookie); err != nil || !a.deviceOf(r, dev.Value, u.ID) {
+		plain, err := a.store.CreateDevice(ctx, u.ID)
+		if err != nil {
+			return site.Done{}, err
+		}
+		r.SetCookie(&http.Cookie{Name: deviceCookie, Value: plain, Path: "/login", HttpOnly: true, Secure: r.TLS != nil,
+			SameSite: http.SameSiteLaxMode, MaxAge: int((365 * 24 * time.Hour).Seconds())})
+	}
 	return site.Done{Message: "Signed in as " + u.Name + ".", Redirect: "/account"}, nil
+}
+
+// knownDevice reports whether the request comes from a browser that
+// signed in to the account of email before.
+func (a *App) knownDevice(r *site.Request, email string) bool {
+	dev, err := r.Cookie(deviceCookie)
+	if err != nil || dev.Value == "" {
+		return false
+	}
+	id, err := a.store.UserByEmail(r.Context(), email)
+	return err == nil && a.deviceOf(r, dev.Value, id)
+}
+
+// deviceOf reports whether a device cookie was given to the user.
+func (a *App) deviceOf(r *site.Request, plain string, userID int64) bool {
+	id, err := a.store.DeviceUser(r.Context(), plain)
+	return err == nil && id == userID
+}
+
+// roughly writes a wait for a person: "30 seconds", "12 minutes".
+func roughly(d time.Duration) string {
+	if d < time.Minute {
+		return fmt.Sprintf("%d seconds", int(d.Seconds())+1)
+	}
+	return fmt.Sprintf("%d minutes", int(d.Minutes())+1)
 }
 
 // startSession signs the request's caller in as u: the session it had
@@ -94,6 +134,15 @@ func (a *App) startSession(r *site.Request, u *User) error {
 // CreateToken is the input of createToken.
 type CreateToken struct {
 	Label string `json:"label,omitempty" description:"a name to recognise the token by" maxLength:"40"`
+}
+
+// Validate refuses a label with control characters: it is shown to the
+// person when they revoke the token.
+func (in CreateToken) Validate() error {
+	if site.HasUnsafeText(in.Label) {
+		return site.Invalid("/label", "must not contain control characters")
+	}
+	return nil
 }
 
 // NewToken is createToken's output: the token, shown only this once.
@@ -142,9 +191,16 @@ func (a *App) accountPage() {
 			r.Caller = site.Caller{Mode: protocol.AuthCookie, User: &shopper{}}
 			return site.Done{Message: "Signed out.", Redirect: "/"}, nil
 		})
+	// Credentials are the person's to manage: an agent's token can neither
+	// mint another token (which would outlive revoking it) nor revoke the
+	// person's.
+	personOnly := site.Guard{Text: "signed in with a browser session", Check: func(r *site.Request, st *site.State) (bool, string) {
+		return shopperOf(r).Session != "", "tokens are managed by the person, signed in on the site in a browser"
+	}}
 	site.Handle(p, site.Action{Name: "createToken", Description: "Create an API token for agents; it is shown only once",
-		Expose: protocol.ExposeSession, Effects: []string{"tokens"}}, a.createToken)
-	site.Handle(p, site.Action{Name: "revokeToken", Description: "Revoke an API token", Expose: protocol.ExposeConfirm, Effects: []string{"tokens"}},
+		Expose: protocol.ExposeSession, Effects: []string{"tokens"}, Guard: personOnly}, a.createToken)
+	site.Handle(p, site.Action{Name: "revokeToken", Description: "Revoke an API token", Expose: protocol.ExposeConfirm, Effects: []string{"tokens"},
+		Guard: personOnly},
 		func(r *site.Request, in RevokeToken) (site.Done, error) {
 			err := a.store.RevokeToken(r.Context(), shopperOf(r).User.ID, in.ID)
 			if errors.Is(err, ErrNotFound) {
@@ -196,7 +252,10 @@ func (a *App) createToken(r *site.Request, in CreateToken) (site.Result[NewToken
 	if err != nil {
 		return site.Result[NewToken]{}, err
 	}
-	if sh.Session != "" {
+	if sh.Session != "" && isFormPost(r.Request) {
+		// A person's form is answered with a redirect: the token is shown
+		// on the next view of the page, once (sealed until then). A JSON
+		// call has it in its output already.
 		if err := a.store.SetFlash(r.Context(), sh.Session, tok); err != nil {
 			return site.Result[NewToken]{}, err
 		}

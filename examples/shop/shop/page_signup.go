@@ -2,6 +2,7 @@ package shop
 
 import (
 	"errors"
+	"strings"
 	"time"
 
 	"github.com/affordances-go/affordances/protocol"
@@ -14,6 +15,23 @@ type SignUp struct {
 	Name     string `json:"name" title:"Your name" description:"the name the shop greets you by" minLength:"1" maxLength:"80"`
 	Email    string `json:"email" title:"Email" description:"the email to sign in with" format:"email" maxLength:"254"`
 	Password string `json:"password" title:"Password" description:"at least 8 characters" minLength:"8" maxLength:"200"`
+}
+
+// Validate refuses a name with control characters or of spaces only (it
+// is shown to the person, and in summaries of their tokens and orders),
+// and a password that is only spaces.
+func (in SignUp) Validate() error {
+	var errs []error
+	switch {
+	case site.HasUnsafeText(in.Name):
+		errs = append(errs, site.Invalid("/name", "must not contain control characters"))
+	case strings.TrimSpace(in.Name) == "":
+		errs = append(errs, site.Invalid("/name", "must not be only spaces"))
+	}
+	if strings.TrimSpace(in.Password) == "" {
+		errs = append(errs, site.Invalid("/password", "must not be only spaces"))
+	}
+	return errors.Join(errs...)
 }
 
 func (a *App) signUpPage() {
@@ -31,12 +49,12 @@ func (a *App) signUpPage() {
 	limit := ratelimit.Limit{Rate: 5, Per: time.Minute, Burst: 5}
 	site.Handle(p, site.Action{
 		Name: "signUp", Description: "Create an account and sign in; a guest cart is kept",
-		Expose: protocol.ExposePublic, Limit: &limit, NeedsCookies: true,
+		Expose: protocol.ExposePublic, Limit: &limit, NeedsCookies: true, LimitByAddress: true,
 	}, a.signUp)
 }
 
 func (a *App) signUp(r *site.Request, in SignUp) (site.Done, error) {
-	id, err := a.store.CreateUser(r.Context(), in.Email, in.Name, in.Password)
+	id, err := a.store.CreateUser(r.Context(), in.Email, strings.TrimSpace(in.Name), in.Password)
 	if errors.Is(err, ErrEmailTaken) {
 		return site.Done{}, site.Invalid("/email", "this email already has an account: sign in instead")
 	}

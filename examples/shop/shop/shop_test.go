@@ -274,7 +274,15 @@ func TestTokens_CreateShowOnceRevoke(t *testing.T) {
 			id = tk.ID
 		}
 	}
-	code, d := agent.call("/account", "revokeToken", map[string]any{"id": id}, true)
+	// Credentials are the person's: the agent's token can neither mint a
+	// token nor revoke one, its own included.
+	if code, d := agent.call("/account", "createToken", map[string]any{"label": "more"}, false); code != 409 || !strings.Contains(d.Error.Message, "person") {
+		t.Errorf("an agent minting a token: %d %+v", code, d.Error)
+	}
+	if code, d := agent.call("/account", "revokeToken", map[string]any{"id": id}, true); code != 409 {
+		t.Errorf("an agent revoking a token: %d %+v", code, d.Error)
+	}
+	code, d := p.call("/account", "revokeToken", map[string]any{"id": id}, true)
 	if code != 200 {
 		t.Fatalf("revoke: %d %+v", code, d)
 	}
@@ -432,8 +440,9 @@ func TestForms_ExtraFieldsAreIgnored(t *testing.T) {
 // not there, which is not the same as an action that cannot run now.
 func TestRevokeToken_OfAMissingTokenIsNotFound(t *testing.T) {
 	ts := newTestShop(t)
-	agent := ts.client(t, ts.token)
-	code, d := agent.call("/account", "revokeToken", map[string]any{"id": 987654}, true)
+	person := ts.client(t, "")
+	person.call("/login", "signIn", map[string]any{"email": shop.DemoEmail, "password": shop.DemoPassword}, false)
+	code, d := person.call("/account", "revokeToken", map[string]any{"id": 987654}, true)
 	if code != 404 || d.Error == nil || d.Error.Code != protocol.CodeNotFound || !strings.Contains(d.Error.Message, "987654") {
 		t.Fatalf("revoke a missing token: %d %+v", code, d.Error)
 	}
@@ -442,3 +451,55 @@ func TestRevokeToken_OfAMissingTokenIsNotFound(t *testing.T) {
 // testAddress is the saved address of the accounts tests create, so that
 // they can order without giving one.
 var testAddress = shop.Address{Name: "Test Buyer", Street: "1 Test Street", Postcode: "10115", City: "Berlin", Country: "DE"}
+
+// A token is never stored in clear: not for a JSON call (which has it in
+// its output), and for a person's form only sealed until it is shown.
+func TestCreateToken_NeverStoredInClear(t *testing.T) {
+	ts := newTestShop(t)
+	p := ts.client(t, "")
+	p.call("/login", "signIn", map[string]any{"email": shop.DemoEmail, "password": shop.DemoPassword}, false)
+	_, d := p.call("/account", "createToken", map[string]any{"label": "json"}, false)
+	var out struct{ Token string }
+	b, _ := json.Marshal(d.Output)
+	json.Unmarshal(b, &out)
+	p.form("/account", url.Values{"_action": {"createToken"}, "label": {"form"}})
+	dump, err := ts.store.DumpText(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Token == "" || strings.Contains(dump, out.Token) || strings.Contains(dump, "afk_") {
+		t.Fatalf("a token in clear in the database (json token %q)", out.Token)
+	}
+	_, body := p.do("GET", "/account", nil)
+	if !regexp.MustCompile(`<code class="token">afk_[A-Za-z0-9_-]+</code>`).MatchString(body) {
+		t.Fatalf("the form's token is not shown once")
+	}
+}
+
+// One mailbox, one account; a password is more than spaces; a name is
+// text.
+func TestSignUp_Details(t *testing.T) {
+	ts := newTestShop(t)
+	c := ts.client(t, "")
+	signUp := func(name, email, password string) (int, protocol.Delta) {
+		return ts.client(t, "").call("/signup", "signUp", map[string]any{"name": name, "email": email, "password": password}, false)
+	}
+	if _, err := ts.store.CreateUser(context.Background(), "x@example.com", "X", "a long password"); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ name, email, password, path string }{
+		{"X", "x@example.com.", "a long password", "/email"},
+		{"X", "X@Example.COM..", "a long password", "/email"},
+		{"Y", "y@example.com", "        ", "/password"},
+		{"   ", "z@example.com", "a long password", "/name"},
+		{"Eve\x1b[2J", "w@example.com", "a long password", "/name"},
+	} {
+		code, d := signUp(tc.name, tc.email, tc.password)
+		if code != 400 || len(d.Error.Issues) == 0 || d.Error.Issues[0].Path != tc.path {
+			t.Errorf("%q %q %q: %d %+v", tc.name, tc.email, tc.password, code, d.Error)
+		}
+	}
+	if code, _ := c.call("/login", "signIn", map[string]any{"email": "x@example.com.", "password": "a long password"}, false); code != 200 {
+		t.Errorf("sign in with the trailing dot: %d", code)
+	}
+}
