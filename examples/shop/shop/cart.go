@@ -71,23 +71,26 @@ func cartOf(ctx context.Context, q querier, o CartOwner) (Cart, error) {
 	return c, rows.Err()
 }
 
-// cartID returns the owner's cart id, creating the cart when create is set.
+// cartID returns the owner's cart id, creating the cart when create is
+// set, and locks the cart's row until the transaction ends (on
+// PostgreSQL; SQLite's one connection serialises every transaction
+// already). Every write of a cart's lines goes through it, so that two
+// writes of one cart (two adds, an add and an order) run one after the
+// other, each reading what the other committed. The cart is created with
+// an INSERT that does nothing when another request created it first, so
+// the first adds of a new account, at once, share one cart.
 func cartID(ctx context.Context, tx *Tx, o CartOwner, create bool) (int64, error) {
+	col, key := "user_id", any(o.UserID)
+	if o.UserID == 0 {
+		col, key = "guest_hash", any(o.GuestHash)
+	}
+	if create {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO carts (`+col+`) VALUES (?) ON CONFLICT (`+col+`) DO NOTHING`, key); err != nil {
+			return 0, err
+		}
+	}
 	var id int64
-	var err error
-	if o.UserID != 0 {
-		err = tx.QueryRowContext(ctx, `SELECT id FROM carts WHERE user_id = ?`, o.UserID).Scan(&id)
-	} else {
-		err = tx.QueryRowContext(ctx, `SELECT id FROM carts WHERE guest_hash = ?`, o.GuestHash).Scan(&id)
-	}
-	if !errors.Is(err, sql.ErrNoRows) || !create {
-		return id, err
-	}
-	if o.UserID != 0 {
-		err = tx.QueryRowContext(ctx, `INSERT INTO carts (user_id) VALUES (?) RETURNING id`, o.UserID).Scan(&id)
-	} else {
-		err = tx.QueryRowContext(ctx, `INSERT INTO carts (guest_hash) VALUES (?) RETURNING id`, o.GuestHash).Scan(&id)
-	}
+	err := tx.QueryRowContext(ctx, `SELECT id FROM carts WHERE `+col+` = ?`+tx.db.forUpdate(), key).Scan(&id)
 	return id, err
 }
 

@@ -84,7 +84,10 @@ func skuCode(slug, colour, size string) string {
 }
 
 // Seed fills an empty store with the catalog and the demo account. It does
-// nothing when products already exist.
+// nothing when products already exist. Instances that start at once on an
+// empty PostgreSQL database seed it once: the check and the inserts run in
+// one transaction under an advisory lock, so the second waits for the
+// first and then finds the products.
 func (s *Store) Seed(ctx context.Context) error {
 	var n int
 	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM products`).Scan(&n); err != nil {
@@ -102,6 +105,14 @@ func (s *Store) Seed(ctx context.Context) error {
 		return err
 	}
 	return s.tx(ctx, func(tx *Tx) error {
+		if tx.db.postgres {
+			if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(7243002)`); err != nil {
+				return err
+			}
+		}
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM products`).Scan(&n); err != nil || n > 0 {
+			return err
+		}
 		for _, p := range catalog {
 			var id int64
 			if err := tx.QueryRowContext(ctx, `INSERT INTO products (slug, name, description, price, currency) VALUES (?, ?, ?, ?, 'EUR') RETURNING id`,
