@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"mime/multipart"
 	"net/http"
+	"net/http/httptest"
+	"net/netip"
 	"net/url"
 	"strings"
 	"sync"
@@ -350,5 +352,30 @@ func TestConfirmPage_CarriesTheBasis(t *testing.T) {
 	form.Set("_basis", "HOOD-GRE-S,TEE-BLK-M")
 	if res := c.PostForm("/checkout", form, sitetest.Header("Cookie", "session=alice")); res.Code != 303 || len(sh.orders) != 1 {
 		t.Fatalf("the page of the new cart: %d, orders %v", res.Code, sh.orders)
+	}
+}
+
+// Behind trusted proxies the client's address comes from X-Forwarded-For,
+// read from the right past the proxies; from anyone else the header is
+// ignored.
+func TestClientAddr_TrustedProxies(t *testing.T) {
+	s := site.New(site.Options{TrustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}})
+	for _, c := range []struct {
+		remote, xff, want string
+	}{
+		{"203.0.113.9:1234", "198.51.100.1", "203.0.113.9"},                  // not a proxy: the header is the client's word
+		{"10.0.0.2:1234", "198.51.100.1", "198.51.100.1"},                    // one proxy
+		{"10.0.0.2:1234", "6.6.6.6, 198.51.100.1, 10.0.0.3", "198.51.100.1"}, // a forged leftmost hop is skipped
+		{"10.0.0.2:1234", "", "10.0.0.2"},                                    // no header
+		{"10.0.0.2:1234", "garbage", "10.0.0.2"},                             // not an address
+	} {
+		r := httptest.NewRequest("GET", "/", nil)
+		r.RemoteAddr = c.remote
+		if c.xff != "" {
+			r.Header.Set("X-Forwarded-For", c.xff)
+		}
+		if got := s.ClientAddr(r); got != c.want {
+			t.Errorf("%s with %q: %s, want %s", c.remote, c.xff, got, c.want)
+		}
 	}
 }

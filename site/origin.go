@@ -3,6 +3,7 @@ package site
 import (
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strings"
 
@@ -75,10 +76,45 @@ func (s *Site) clientAddr(r *http.Request) string {
 	if s.opts.ClientAddr != nil {
 		return s.opts.ClientAddr(r)
 	}
+	host := r.RemoteAddr
 	if h, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
-		return h
+		host = h
 	}
-	return r.RemoteAddr
+	if len(s.opts.TrustedProxies) == 0 || !s.trusted(host) {
+		return host
+	}
+	// From the right: the hops our proxies added, until one they did not.
+	var hops []string
+	for _, v := range r.Header.Values("X-Forwarded-For") {
+		for _, h := range strings.Split(v, ",") {
+			hops = append(hops, strings.TrimSpace(h))
+		}
+	}
+	for i := len(hops) - 1; i >= 0; i-- {
+		a, err := netip.ParseAddr(hops[i])
+		if err != nil {
+			return host // a hop that is no address: trust nothing before it
+		}
+		if !s.trusted(a.Unmap().String()) {
+			return a.Unmap().String()
+		}
+	}
+	return host
+}
+
+// trusted reports whether an address is one of the site's proxies.
+func (s *Site) trusted(addr string) bool {
+	a, err := netip.ParseAddr(addr)
+	if err != nil {
+		return false
+	}
+	a = a.Unmap()
+	for _, p := range s.opts.TrustedProxies {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
 }
 
 // checkOrigin is the Origin rule of every door that runs calls, for the

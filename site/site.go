@@ -6,6 +6,7 @@ import (
 	"html/template"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -66,9 +67,17 @@ type Options struct {
 	// not take the site down.
 	LimiterFailClosed bool
 	// ClientAddr returns the address that keys the rate limit of
-	// anonymous callers. Default: the host of r.RemoteAddr. Behind a
-	// proxy, read the proxy's header here.
+	// anonymous callers. Default: the host of r.RemoteAddr, or, when that
+	// is one of TrustedProxies, the rightmost address of X-Forwarded-For
+	// that is not.
 	ClientAddr func(r *http.Request) string
+	// TrustedProxies lists the networks of the reverse proxies in front
+	// of the site (such as 127.0.0.1/32 for nginx on the same host). Only
+	// a connection from one of them has its X-Forwarded-For read, from
+	// the right, skipping the proxies' own addresses: a client cannot
+	// choose its address by sending the header itself. Default: none, and
+	// the connection's address is the client's.
+	TrustedProxies []netip.Prefix
 	// ConfirmView renders the page a person sees before a confirm action
 	// posted from a form runs, from a [ConfirmData]. Default: a plain
 	// built-in page.

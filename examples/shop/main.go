@@ -14,8 +14,12 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/netip"
+	"net/url"
 	"os"
 	"os/signal"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -33,9 +37,18 @@ func main() {
 	dev := flag.Bool("dev", false, "development: serve the inspector at "+site.InspectorPath+" (a page and its graph side by side)")
 	adminAddr := flag.String("admin-addr", "", "a private HOST:PORT serving /metrics (Prometheus) and /healthz; off when empty")
 	approvals := flag.Bool("approvals", true, "placeOrder and cancelOrder need the person's approval on the site; false: plain v0 confirmation everywhere")
+	origins := flag.String("origins", os.Getenv("SHOP_ORIGINS"), "comma-separated public origins browsers use, such as https://shop.example (behind a proxy that terminates TLS); env SHOP_ORIGINS; default: each request's own")
+	proxies := flag.String("trusted-proxies", os.Getenv("SHOP_TRUSTED_PROXIES"), "comma-separated addresses or CIDRs of the reverse proxies whose X-Forwarded-For names the client, such as 127.0.0.1; env SHOP_TRUSTED_PROXIES; default: none")
+	pool := flag.Int("db-pool", envInt("SHOP_DB_POOL", 16), "PostgreSQL connections per instance, open and idle; env SHOP_DB_POOL")
 	flag.Parse()
-	if err := run(config{addr: *addr, dbPath: *dbPath, approvals: *approvals, redisURL: *redisURL,
-		failClosed: *failClosed, dev: *dev, adminAddr: *adminAddr}); err != nil {
+	cf := config{addr: *addr, dbPath: *dbPath, approvals: *approvals, redisURL: *redisURL,
+		failClosed: *failClosed, dev: *dev, adminAddr: *adminAddr, pool: *pool}
+	var err error
+	if cf.origins, cf.proxies, err = parseDeployFlags(*origins, *proxies); err != nil {
+		fmt.Fprintln(os.Stderr, "shop:", err)
+		os.Exit(2)
+	}
+	if err := run(cf); err != nil {
 		fmt.Fprintln(os.Stderr, "shop:", err)
 		os.Exit(1)
 	}
@@ -45,6 +58,53 @@ func main() {
 type config struct {
 	addr, dbPath, redisURL, adminAddr string
 	approvals, failClosed, dev        bool
+	origins                           []string
+	proxies                           []netip.Prefix
+	pool                              int
+}
+
+// parseDeployFlags reads -origins and -trusted-proxies: origins such as
+// https://shop.example, and addresses or CIDRs.
+func parseDeployFlags(origins, proxies string) ([]string, []netip.Prefix, error) {
+	var out []string
+	for _, o := range strings.Split(origins, ",") {
+		if o = strings.TrimSpace(o); o == "" {
+			continue
+		}
+		u, err := url.Parse(o)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") {
+			return nil, nil, fmt.Errorf("-origins: %q is not an origin such as https://shop.example", o)
+		}
+		out = append(out, o)
+	}
+	var ps []netip.Prefix
+	for _, p := range strings.Split(proxies, ",") {
+		if p = strings.TrimSpace(p); p == "" {
+			continue
+		}
+		if !strings.Contains(p, "/") {
+			a, err := netip.ParseAddr(p)
+			if err != nil {
+				return nil, nil, fmt.Errorf("-trusted-proxies: %q is not an address or a CIDR", p)
+			}
+			ps = append(ps, netip.PrefixFrom(a, a.BitLen()))
+			continue
+		}
+		pf, err := netip.ParsePrefix(p)
+		if err != nil {
+			return nil, nil, fmt.Errorf("-trusted-proxies: %q is not an address or a CIDR", p)
+		}
+		ps = append(ps, pf.Masked())
+	}
+	return out, ps, nil
+}
+
+// envInt reads an integer from the environment, or def.
+func envInt(name string, def int) int {
+	if n, err := strconv.Atoi(os.Getenv(name)); err == nil {
+		return n
+	}
+	return def
 }
 
 func run(cf config) error {
@@ -52,7 +112,7 @@ func run(cf config) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	db, err := shop.Open(ctx, dbPath)
+	db, err := shop.OpenWith(ctx, dbPath, shop.OpenOptions{PoolSize: cf.pool})
 	if err != nil {
 		return err
 	}
@@ -71,7 +131,8 @@ func run(cf config) error {
 	}
 
 	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
-	opts := shop.Options{Logger: logger, NoApprovals: !approvals, LimiterFailClosed: failClosed, Dev: dev}
+	opts := shop.Options{Logger: logger, NoApprovals: !approvals, LimiterFailClosed: failClosed, Dev: dev,
+		Origins: cf.origins, TrustedProxies: cf.proxies}
 	// Telemetry: metrics when an admin address is given, traces when the
 	// standard OTLP variables name an endpoint.
 	traces := os.Getenv("OTEL_EXPORTER_OTLP_ENDPOINT") != "" || os.Getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") != ""
@@ -88,7 +149,9 @@ func run(cf config) error {
 		opts.Observer = tel.Observer
 	}
 	if redisURL != "" {
-		ro, err := redis.ParseURL(redisURL)
+		// The limiter's own client: no retries, short timeouts, the
+		// context's deadline obeyed (see redislimit.ClientOptions).
+		ro, err := redislimit.ClientOptions(redisURL)
 		if err != nil {
 			return fmt.Errorf("-redis: %w", err)
 		}

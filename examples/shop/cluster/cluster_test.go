@@ -62,7 +62,11 @@ func startCluster(t *testing.T) *cluster {
 		if err := store.Seed(ctx); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		rdb := redis.NewClient(&redis.Options{Addr: c.redis.Addr, MaxRetries: -1, DialTimeout: 200 * time.Millisecond})
+		ro, err := redislimit.ClientOptions("redis://" + c.redis.Addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rdb := redis.NewClient(ro) // as the store's main builds it
 		t.Cleanup(func() { rdb.Close() })
 		tel, err := shop.NewTelemetry(ctx, false)
 		if err != nil {

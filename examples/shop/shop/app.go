@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"strings"
 	"time"
@@ -45,6 +46,9 @@ type Options struct {
 	// Origins overrides the origins cookie calls may come from (default:
 	// the request's own).
 	Origins []string
+	// TrustedProxies lists the reverse proxies whose X-Forwarded-For names
+	// the client (see site.Options.TrustedProxies). Default: none.
+	TrustedProxies []netip.Prefix
 	// DefaultLimit overrides the site's default rate limit per caller and
 	// action (benchmarks raise it).
 	DefaultLimit ratelimit.Limit
@@ -87,6 +91,7 @@ func New(store *Store, opts Options) *App {
 		AuthModes:         []protocol.AuthMode{protocol.AuthCookie, protocol.AuthBearer},
 		Logger:            opts.Logger,
 		Origins:           opts.Origins,
+		TrustedProxies:    opts.TrustedProxies,
 		DefaultLimit:      opts.DefaultLimit,
 		Limiter:           opts.Limiter,
 		LimiterFailClosed: opts.LimiterFailClosed,

@@ -144,7 +144,7 @@ func TestBrowser_AShopperOnAPhone(t *testing.T) {
 		t.Fatalf("confirmation: %q", h)
 	}
 	fits("confirm")
-	if s := text(".confirm-summary"); !strings.Contains(s, "Deliver to Demo Shopper, Via Roma 1, 00184 Roma, IT.") {
+	if s := text(".confirm-summary"); !strings.Contains(s, `Deliver to: name "Demo Shopper", street "Via Roma 1", postcode "00184", city "Roma", country "IT"`) {
 		t.Errorf("summary: %q", s)
 	}
 	if b := text(".top .badge"); b != "2" {

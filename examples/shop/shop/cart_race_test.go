@@ -130,3 +130,25 @@ func TestOpen_ConcurrentFirstStarts(t *testing.T) {
 		t.Fatalf("catalog after concurrent starts: %d products, %v", n, err)
 	}
 }
+
+// Under load an instance keeps its PostgreSQL connections instead of
+// closing them and opening new sessions for the next requests.
+func TestOpen_PoolKeepsItsConnections(t *testing.T) {
+	url := servers.StartPostgres(t).URL
+	ctx := context.Background()
+	db, err := shop.Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for range 5 {
+		var wg sync.WaitGroup
+		for range 16 {
+			wg.Go(func() { db.ExecContext(ctx, `SELECT pg_sleep(0.02)`) })
+		}
+		wg.Wait()
+	}
+	if st := db.Stats(); st.MaxIdleClosed > 0 {
+		t.Fatalf("%d connections closed for want of idle slots (pool %d open)", st.MaxIdleClosed, st.MaxOpenConnections)
+	}
+}

@@ -29,8 +29,26 @@ import (
 // UPDATE), so one person's two orders at once cannot both take the same
 // cart; the order and its items are written in the same transaction.
 func Open(ctx context.Context, path string) (*DB, error) {
+	return OpenWith(ctx, path, OpenOptions{})
+}
+
+// OpenOptions configure the connection pool of PostgreSQL.
+type OpenOptions struct {
+	// PoolSize is the most connections an instance opens, and keeps open
+	// when idle, so that a busy instance does not open and close
+	// PostgreSQL sessions under load (database/sql keeps 2 idle by
+	// default). Mind PostgreSQL's max_connections: instances × PoolSize
+	// must fit. Default: 16.
+	PoolSize int
+}
+
+// OpenWith is Open with options.
+func OpenWith(ctx context.Context, path string, o OpenOptions) (*DB, error) {
+	if o.PoolSize <= 0 {
+		o.PoolSize = 16
+	}
 	if strings.HasPrefix(path, "postgres://") || strings.HasPrefix(path, "postgresql://") {
-		return openPostgres(ctx, path)
+		return openPostgres(ctx, path, o)
 	}
 	dsn := "file:" + path + "?_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma=busy_timeout(5000)&_pragma=synchronous(NORMAL)&_txlock=immediate"
 	db, err := sql.Open("sqlite", dsn)
@@ -50,13 +68,14 @@ func Open(ctx context.Context, path string) (*DB, error) {
 }
 
 // openPostgres opens PostgreSQL with pgx and creates the schema.
-func openPostgres(ctx context.Context, url string) (*DB, error) {
+func openPostgres(ctx context.Context, url string, o OpenOptions) (*DB, error) {
 	db, err := sql.Open("pgx", url)
 	if err != nil {
 		return nil, fmt.Errorf("opening PostgreSQL: %w", err)
 	}
-	db.SetMaxOpenConns(16)
-	db.SetConnMaxIdleTime(time.Minute)
+	db.SetMaxOpenConns(o.PoolSize)
+	db.SetMaxIdleConns(o.PoolSize)
+	db.SetConnMaxIdleTime(5 * time.Minute)
 	// One schema creation at a time across instances.
 	if _, err := db.ExecContext(ctx, `SELECT pg_advisory_lock(7243001)`); err != nil {
 		db.Close()

@@ -18,6 +18,7 @@ package redislimit
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -48,14 +49,23 @@ type Options struct {
 	Prefix string
 	// Timeout bounds one decision, so that a hung Redis cannot stall a
 	// request: past it the limiter fails, and the site applies its policy
-	// (allow by default). Default: 100 ms.
+	// (allow by default). Default: 100 ms. It holds whatever the client's
+	// own settings (go-redis ignores a context's deadline unless
+	// ContextTimeoutEnabled is set, and retries by default): the decision
+	// is waited for no longer than Timeout; a script call still pending
+	// then ends on the client's own timeouts, in the background.
 	Timeout time.Duration
+	// MaxPending bounds the script calls still pending in the background
+	// after their decision timed out; past it, decisions fail at once
+	// without calling Redis, until some end. Default: 256.
+	MaxPending int
 }
 
 // Limiter is a ratelimit.Limiter on Redis.
 type Limiter struct {
-	rdb  redis.Scripter
-	opts Options
+	rdb     redis.Scripter
+	opts    Options
+	pending chan struct{} // a slot per script call in flight
 }
 
 // New returns a limiter on a Redis client (a *redis.Client, a cluster or
@@ -71,7 +81,32 @@ func New(rdb redis.Scripter, opts *Options) *Limiter {
 	if o.Timeout <= 0 {
 		o.Timeout = 100 * time.Millisecond
 	}
-	return &Limiter{rdb: rdb, opts: o}
+	if o.MaxPending <= 0 {
+		o.MaxPending = 256
+	}
+	return &Limiter{rdb: rdb, opts: o, pending: make(chan struct{}, o.MaxPending)}
+}
+
+// ErrBusy is the failure of a decision while too many script calls are
+// still pending on an unresponsive Redis.
+var ErrBusy = errors.New("redislimit: too many calls to Redis pending")
+
+// ClientOptions returns go-redis options for a limiter's own client, from
+// a redis:// URL: the context's deadline obeyed, no retries (a retry
+// cannot fit in a 100 ms decision), and dial, read and write timeouts of
+// the decision's order, so that a hung server frees the connection soon.
+func ClientOptions(url string) (*redis.Options, error) {
+	o, err := redis.ParseURL(url)
+	if err != nil {
+		return nil, err
+	}
+	o.ContextTimeoutEnabled = true
+	o.MaxRetries = -1
+	o.DialTimeout = 500 * time.Millisecond
+	o.ReadTimeout = 200 * time.Millisecond
+	o.WriteTimeout = 200 * time.Millisecond
+	o.PoolTimeout = 200 * time.Millisecond
+	return o, nil
 }
 
 // Allow implements ratelimit.Limiter: one script call, bounded by the
@@ -85,11 +120,32 @@ func (l *Limiter) Allow(ctx context.Context, key string, lim ratelimit.Limit) (r
 		burst = 1
 	}
 	interval := lim.Per / time.Duration(lim.Rate)
-	ctx, cancel := context.WithTimeout(ctx, l.opts.Timeout)
-	defer cancel()
-	res, err := gcra.Run(ctx, l.rdb, []string{l.opts.Prefix + key}, interval.Microseconds(), (interval * time.Duration(burst)).Microseconds()).Int64Slice()
-	if err != nil {
-		return ratelimit.Decision{}, fmt.Errorf("redislimit: %w", err)
+	select {
+	case l.pending <- struct{}{}:
+	default:
+		return ratelimit.Decision{}, ErrBusy
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), l.opts.Timeout)
+	type answer struct {
+		res []int64
+		err error
+	}
+	done := make(chan answer, 1)
+	go func() {
+		defer func() { <-l.pending }()
+		defer cancel()
+		res, err := gcra.Run(ctx, l.rdb, []string{l.opts.Prefix + key}, interval.Microseconds(), (interval * time.Duration(burst)).Microseconds()).Int64Slice()
+		done <- answer{res, err}
+	}()
+	var res []int64
+	select {
+	case a := <-done:
+		if a.err != nil {
+			return ratelimit.Decision{}, fmt.Errorf("redislimit: %w", a.err)
+		}
+		res = a.res
+	case <-ctx.Done():
+		return ratelimit.Decision{}, fmt.Errorf("redislimit: no answer within %v", l.opts.Timeout)
 	}
 	if len(res) != 2 {
 		return ratelimit.Decision{}, fmt.Errorf("redislimit: the script answered %v", res)

@@ -3,6 +3,8 @@ package redislimit_test
 import (
 	"context"
 	"errors"
+	"net"
+	"sync"
 	"testing"
 	"time"
 
@@ -74,4 +76,55 @@ func TestRedis_FailsFastAndRecovers(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	t.Fatalf("the limiter did not recover: %v", errors.Unwrap(last))
+}
+
+// A hung Redis (it accepts and never answers, as one under SIGSTOP) costs
+// a decision no more than its timeout, with a client built with go-redis's
+// defaults (which ignore a context's deadline and retry), and calls past
+// MaxPending fail at once rather than pile up.
+func TestRedis_AHungServerCostsOnlyTheTimeout(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	var conns []net.Conn
+	var mu sync.Mutex
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c) // read nothing, answer nothing
+			mu.Unlock()
+		}
+	}()
+	defer func() {
+		mu.Lock()
+		for _, c := range conns {
+			c.Close()
+		}
+		mu.Unlock()
+	}()
+	rdb := redis.NewClient(&redis.Options{Addr: ln.Addr().String()}) // go-redis's defaults
+	defer rdb.Close()
+	l := redislimit.New(rdb, &redislimit.Options{Timeout: 100 * time.Millisecond, MaxPending: 8})
+	lim := ratelimit.Limit{Rate: 100, Per: time.Second, Burst: 100}
+	var slowest time.Duration
+	for range 20 {
+		start := time.Now()
+		if _, err := l.Allow(context.Background(), "k", lim); err == nil {
+			t.Fatal("a hung server allowed a call")
+		}
+		slowest = max(slowest, time.Since(start))
+	}
+	// Generous against a loaded machine; without the bound it is ~5 s.
+	if slowest > time.Second {
+		t.Fatalf("a decision on a hung Redis took %v", slowest)
+	}
+	if _, err := l.Allow(context.Background(), "k", lim); !errors.Is(err, redislimit.ErrBusy) {
+		t.Errorf("past MaxPending: %v", err)
+	}
 }
