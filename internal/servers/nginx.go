@@ -6,8 +6,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
-	"time"
 )
 
 // Nginx is an nginx of a test.
@@ -53,14 +53,13 @@ http {
 	n.cmd = exec.Command(exe, "-c", path, "-p", dir, "-g", "daemon off;")
 	out := &strings.Builder{}
 	n.cmd.Stderr = out
+	ownGroup(n.cmd)
 	if err := n.cmd.Start(); err != nil {
 		t.Fatalf("starting nginx: %v", err)
 	}
-	t.Cleanup(func() {
-		n.cmd.Process.Kill()
-		n.cmd.Wait()
-	})
-	if err := waitPort(n.Addr, 10*time.Second); err != nil {
+	// SIGQUIT: nginx's graceful shutdown, which its workers follow.
+	t.Cleanup(func() { stop(n.cmd, syscall.SIGQUIT) })
+	if err := waitPort(n.Addr, ReadyWithin); err != nil {
 		b, _ := os.ReadFile(filepath.Join(dir, "error.log"))
 		t.Fatalf("nginx: %v\n%s\n%s", err, out, b)
 	}

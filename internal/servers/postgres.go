@@ -8,6 +8,7 @@ import (
 	"os/user"
 	"path/filepath"
 	"strconv"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -92,10 +93,11 @@ func (p *Postgres) Start() {
 	_, port, _ := net.SplitHostPort(p.Addr)
 	p.cmd = p.command(filepath.Join(p.bin, "postgres"), "-D", p.dir, "-h", "127.0.0.1", "-p", port,
 		"-k", filepath.Dir(p.dir), "-c", "fsync=off", "-c", "max_connections=100")
+	ownGroup(p.cmd)
 	if err := p.cmd.Start(); err != nil {
 		p.t.Fatalf("starting postgres: %v", err)
 	}
-	if err := waitPort(p.Addr, 30*time.Second); err != nil {
+	if err := waitPort(p.Addr, ReadyWithin); err != nil {
 		p.t.Fatalf("postgres: %v", err)
 	}
 }
@@ -115,10 +117,11 @@ func (p *Postgres) Stop() {
 		go func() { p.cmd.Wait(); close(done) }()
 		select {
 		case <-done:
-		case <-time.After(10 * time.Second):
+		case <-time.After(StopWithin):
 			p.cmd.Process.Kill()
 			<-done
 		}
+		syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL) // nothing of it left
 		p.cmd = nil
 	}
 }

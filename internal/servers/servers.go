@@ -10,6 +10,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -79,19 +80,52 @@ func (r *Redis) Start() {
 	_, port, _ := net.SplitHostPort(r.Addr)
 	r.cmd = exec.Command(r.exe, "--bind", "127.0.0.1", "--port", port, "--dir", r.dir,
 		"--save", "", "--appendonly", "no", "--protected-mode", "yes")
+	ownGroup(r.cmd)
 	if err := r.cmd.Start(); err != nil {
 		r.t.Fatalf("starting redis-server: %v", err)
 	}
-	if err := waitPort(r.Addr, 10*time.Second); err != nil {
+	if err := waitPort(r.Addr, ReadyWithin); err != nil {
 		r.t.Fatalf("redis-server: %v", err)
 	}
 }
 
-// Stop stops the server, if it runs.
+// Stop stops the server, if it runs: SIGTERM, and SIGKILL to its whole
+// process group if it has not exited within StopWithin.
 func (r *Redis) Stop() {
 	if r.cmd != nil && r.cmd.Process != nil {
-		r.cmd.Process.Kill()
-		r.cmd.Wait()
+		stop(r.cmd, syscall.SIGTERM)
 		r.cmd = nil
 	}
+}
+
+// ReadyWithin is how long a server started for a test may take to answer:
+// on a loaded 2-core machine a first start can take far longer than usual.
+const ReadyWithin = time.Minute
+
+// StopWithin is how long a server may take to stop when asked, before its
+// process group is killed.
+const StopWithin = 30 * time.Second
+
+// ownGroup starts cmd in a process group of its own, so that stop can end
+// every process it started (nginx's workers, say), not only the first.
+func ownGroup(cmd *exec.Cmd) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+}
+
+// stop asks a server to stop with sig, the way it is meant to be stopped,
+// waits for it, and then makes sure nothing of its process group is left:
+// a worker that outlived its master would hold the test's port.
+func stop(cmd *exec.Cmd, sig syscall.Signal) {
+	cmd.Process.Signal(sig)
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(StopWithin):
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		<-done
+	}
+	// Whatever of the group is still there (workers that did not follow
+	// their master) goes too.
+	syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 }
