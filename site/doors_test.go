@@ -379,3 +379,20 @@ func TestClientAddr_TrustedProxies(t *testing.T) {
 		}
 	}
 }
+
+// PageOptions.CacheFor lets a shared cache keep a page's anonymous HTML
+// that long, and never a caller's own.
+func TestCacheFor_PublicHTMLOnly(t *testing.T) {
+	s := site.New(site.Options{Auth: approvalAuth})
+	s.Page("/p", site.PageOptions{View: shopView, CacheFor: 5 * time.Second})
+	c := sitetest.New(t, s)
+	if got := c.Get("/p").Header().Get("Cache-Control"); got != "public, max-age=5" {
+		t.Errorf("anonymous: %q", got)
+	}
+	if got := c.Get("/p", sitetest.Header("Cookie", "session=alice")).Header().Get("Cache-Control"); got != "private, no-store" {
+		t.Errorf("signed in: %q", got)
+	}
+	if got := c.Get("/p", sitetest.Header("Accept", protocol.MediaType)).Header().Get("Cache-Control"); got != "private, no-store" {
+		t.Errorf("graph: %q", got)
+	}
+}

@@ -159,8 +159,11 @@ func (s *Site) renderPage(w http.ResponseWriter, r *Request, p *Page, v *View, s
 		return
 	}
 	advertise(w.Header())
-	if r.Caller.Mode != "" || p.opts.Personal {
+	switch {
+	case r.Caller.Mode != "" || p.opts.Personal:
 		w.Header().Set("Cache-Control", "private, no-store")
+	case p.opts.CacheFor > 0 && status == http.StatusOK && w.Header().Get("Cache-Control") == "":
+		w.Header().Set("Cache-Control", "public, max-age="+strconv.Itoa(int(p.opts.CacheFor.Seconds())))
 	}
 	writeHTML(w, r.Request, status, buf.Bytes())
 }

@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/affordances-go/affordances/protocol"
 )
@@ -44,6 +45,13 @@ type PageOptions struct {
 	// reads, a bearer token) is always sent with Cache-Control: private,
 	// no-store; graphs always are.
 	Personal bool
+	// CacheFor is how long a shared cache may keep the page's HTML as
+	// rendered for a caller without credentials: it is sent as
+	// Cache-Control: public, max-age=N (with Vary: Accept, as always), so
+	// that a proxy cache shows, say, stock at most that old. Zero sends no
+	// Cache-Control, and a cache applies its own rules. Personal pages,
+	// and HTML for callers with credentials, are never public.
+	CacheFor time.Duration
 }
 
 // Page is one registered page: a route, its loader and view, and its

@@ -25,6 +25,7 @@ const maxCatalogPages = 100_000
 
 func (a *App) catalogPage() {
 	a.site.Page("/", site.PageOptions{
+		CacheFor:    publicPageTTL, // stock in a proxy cache is at most this old
 		Description: "The catalog: every product, with search (?q=) and pages (?page=)",
 		View:        page("catalog.html"),
 		Load:        a.loader(a.loadCatalog),

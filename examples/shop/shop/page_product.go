@@ -54,6 +54,7 @@ func (in AddToCart) Guard(r *site.Request, st *site.State) (bool, string) {
 
 func (a *App) productPage() {
 	p := a.site.Page("/products/{slug}", site.PageOptions{
+		CacheFor:    publicPageTTL, // stock in a proxy cache is at most this old
 		Description: "One product: its colours and sizes, each with its own stock",
 		View:        page("product.html"),
 		// One loader per entity: a call to addToCart reads the product

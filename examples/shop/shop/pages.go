@@ -3,9 +3,15 @@ package shop
 import (
 	"errors"
 	"net/url"
+	"time"
 
 	"github.com/affordances-go/affordances/site"
 )
+
+// publicPageTTL is how long a shared cache (nginx's, in docs/deploy.md)
+// may keep the catalog's and the products' HTML for visitors without
+// credentials: what they show of the stock is at most this old.
+const publicPageTTL = 5 * time.Second
 
 // PageSize is how many products a catalog page lists.
 const PageSize = 8
