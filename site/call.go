@@ -33,6 +33,10 @@ type call struct {
 	name       string // the action's name, as the call gave it
 	confirm    bool   // confirm: true was sent
 	approvalID string // the approval the call brings, for an action with approval
+	idemKey    string // the call's Idempotency-Key, "" for none
+
+	idem   *IdempotencyClaim // the key this call holds
+	replay *outcome          // what the key's first call produced, to answer again
 
 	// fromPage is set by the form door: the call was posted by an HTML
 	// form. It is no credential by itself: see [call.personPresent].
@@ -63,7 +67,7 @@ type call struct {
 // decides which failure a caller sees; any other authenticator error
 // stops the call as internal.
 func (s *Site) newCall(hr *http.Request, p *Page, transport string) (*call, *Error) {
-	c := &call{site: s, page: p, transport: transport, started: time.Now()}
+	c := &call{site: s, page: p, transport: transport, started: time.Now(), idemKey: idempotencyKeyOf(hr)}
 	r, e := s.authenticate(hr)
 	switch {
 	case e == nil:
@@ -96,6 +100,10 @@ func (s *Site) execute(w http.ResponseWriter, hr *http.Request, p *Page, transpo
 	if e == nil {
 		out, e = c.pipeline()
 	}
+	c.settleIdempotency(out, e != nil)
+	if out != nil && out.replayed {
+		w.Header().Set(ReplayedHeader, "true")
+	}
 	if e != nil {
 		e.setHeaders(w.Header())
 		c.auditCall(e.Status(), string(e.code))
@@ -109,17 +117,24 @@ func (s *Site) execute(w http.ResponseWriter, hr *http.Request, p *Page, transpo
 type outcome struct {
 	delta    protocol.Delta
 	redirect string
+	replayed bool // the stored outcome of an idempotency key's first call
 }
 
 // pipeline runs the protocol's seven steps in order and stops at the first
 // failure. Every transport goes through it.
 func (c *call) pipeline() (*outcome, *Error) {
 	for _, step := range pipelineSteps {
+		if step.name == StepIdempotency && c.idemKey == "" {
+			continue // a call without a key: the extension's step is not there
+		}
 		t := c.stepStart()
 		e := step.run(c)
 		c.stepDone(step.name, t)
 		if e != nil {
 			return nil, e
+		}
+		if c.replay != nil {
+			return c.replay, nil // the key's first call ran already
 		}
 	}
 	t := c.stepStart()
@@ -137,6 +152,7 @@ var pipelineSteps = [...]struct {
 	{StepResolve, (*call).resolve},
 	{StepAuthorize, (*call).authorize},
 	{StepRateLimit, (*call).rateLimit},
+	{StepIdempotency, (*call).idempotency},
 	{StepValidate, (*call).validate},
 	{StepGuard, (*call).checkGuard},
 	{StepConfirm, (*call).requireConfirmation},

@@ -64,10 +64,13 @@ const (
 	StepResolve   = "resolve"   // 1: the action on the route
 	StepAuthorize = "authorize" // 2: Origin and expose
 	StepRateLimit = "rate_limit"
-	StepValidate  = "validate" // 4: the input against its schema
-	StepGuard     = "guard"    // 5: the state before, and the guards
-	StepConfirm   = "confirm"  // 6: confirmation and approval
-	StepRun       = "run"      // 7: the action, the state after, the delta
+	// StepIdempotency claims the call's Idempotency-Key (an extension, between
+	// steps 3 and 4), or replays the outcome stored with it.
+	StepIdempotency = "idempotency"
+	StepValidate    = "validate" // 4: the input against its schema
+	StepGuard       = "guard"    // 5: the state before, and the guards
+	StepConfirm     = "confirm"  // 6: confirmation and approval
+	StepRun         = "run"      // 7: the action, the state after, the delta
 )
 
 // GraphEvent is one graph read as an Observer sees it.

@@ -111,6 +111,13 @@ type Options struct {
 	// the path does not exist; turn it on in development only.
 	Inspector bool
 
+	// Idempotency keeps the Idempotency-Key of calls (see
+	// [IdempotencyStore]). Default: in memory, for one instance.
+	Idempotency IdempotencyStore
+	// IdempotencyTTL is how long a key's outcome is kept and replayed.
+	// Default: 24 hours.
+	IdempotencyTTL time.Duration
+
 	// Observer is told about every call and graph read, with the time of
 	// each pipeline step (see [Observer]; package site/siteotel reports
 	// them to OpenTelemetry). Default: none, and no clock is read for it.
@@ -194,6 +201,12 @@ func withDefaults(o Options) Options {
 	}
 	if o.Approvals == nil {
 		o.Approvals = NewMemoryApprovals()
+	}
+	if o.Idempotency == nil {
+		o.Idempotency = NewMemoryIdempotency()
+	}
+	if o.IdempotencyTTL <= 0 {
+		o.IdempotencyTTL = 24 * time.Hour
 	}
 	if o.ApprovalTTL <= 0 {
 		o.ApprovalTTL = 10 * time.Minute

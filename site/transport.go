@@ -33,6 +33,10 @@ type Call struct {
 	// Approval is the id of the person's approval, for an action with
 	// approval.
 	Approval string
+	// IdempotencyKey makes the call run at most once per caller and key,
+	// as the Idempotency-Key header of a POST does (the MCP endpoint takes
+	// it from the tool call's _meta).
+	IdempotencyKey string
 	// Basis is, with Confirm, the basis of the summary the person
 	// confirmed ([Error.Basis] of the confirm_required that asked them),
 	// which the door kept: the action checks it runs on that state.
@@ -45,6 +49,9 @@ type CallResult struct {
 	Delta protocol.Delta
 	// Header holds the headers the action set, such as its cookies.
 	Header http.Header
+	// Replayed reports that the delta is the stored outcome of an earlier
+	// call with the same IdempotencyKey: nothing ran now.
+	Replayed bool
 }
 
 // Execute runs a call through the pipeline of a POST to the page. hr
@@ -73,13 +80,16 @@ func (s *Site) Execute(hr *http.Request, c Call) (CallResult, error) {
 	w := &headerRecorder{h: http.Header{}}
 	call, out, e := s.execute(w, r, p, transport, func(cl *call) *Error {
 		cl.confirmedBasis = c.Basis
+		if c.IdempotencyKey != "" {
+			cl.idemKey = c.IdempotencyKey
+		}
 		return cl.parseCall(body)
 	})
 	if e != nil {
 		return CallResult{}, e
 	}
 	call.auditCall(http.StatusOK, "ok")
-	return CallResult{Delta: out.delta, Header: w.h}, nil
+	return CallResult{Delta: out.delta, Header: w.h, Replayed: out.replayed}, nil
 }
 
 // ReadGraph returns the graph of the page at path for the caller of hr, as

@@ -1,0 +1,115 @@
+package site_test
+
+import (
+	"log/slog"
+	"net/url"
+	"sync"
+	"testing"
+
+	"github.com/affordances-go/affordances/protocol"
+	"github.com/affordances-go/affordances/site"
+	"github.com/affordances-go/affordances/site/sitetest"
+)
+
+// idemShop counts how many times its action ran; slow makes it wait.
+type idemShop struct {
+	site *site.Site
+	mu   sync.Mutex
+	ran     int
+	slow    chan struct{}
+	entered chan struct{}
+}
+
+type idemInput struct {
+	N int `json:"n"`
+}
+
+func newIdemShop(t *testing.T) *idemShop {
+	sh := &idemShop{}
+	s := site.New(site.Options{Auth: approvalAuth, Logger: slog.New(slog.DiscardHandler), AuditLogger: slog.New(slog.DiscardHandler)})
+	p := s.Page("/p", site.PageOptions{View: shopView})
+	site.Handle(p, site.Action{Name: "order", Expose: protocol.ExposeSession}, func(r *site.Request, in idemInput) (site.Result[int], error) {
+		if sh.slow != nil {
+			sh.entered <- struct{}{}
+			<-sh.slow
+		}
+		if in.N < 0 {
+			return site.Result[int]{}, site.Unavailable("no")
+		}
+		sh.mu.Lock()
+		defer sh.mu.Unlock()
+		sh.ran++
+		return site.Result[int]{Output: sh.ran, Message: "Ordered.", Redirect: "/p"}, nil
+	})
+	sh.site = s
+	return sh
+}
+
+func TestIdempotency_OncePerCallerAndKey(t *testing.T) {
+	sh := newIdemShop(t)
+	c := sitetest.New(t, sh.site)
+	call := func(key, body string, who ...string) *sitetest.Response {
+		h := append([]string{"Authorization", "Bearer agent-a", "Idempotency-Key", key}, who...)
+		return c.CallBody("/p", body, sitetest.Header(h...))
+	}
+	first := call("k1", `{"action":"order","input":{"n":1}}`)
+	again := call("k1", `{"action":"order","input":{"n":1}}`)
+	if first.Code != 200 || again.Code != 200 || sh.ran != 1 {
+		t.Fatalf("a repeat ran again: %d %d, ran %d", first.Code, again.Code, sh.ran)
+	}
+	if again.Header().Get("Idempotent-Replayed") != "true" || first.Header().Get("Idempotent-Replayed") != "" {
+		t.Errorf("replay marker: first %q, again %q", first.Header().Get("Idempotent-Replayed"), again.Header().Get("Idempotent-Replayed"))
+	}
+	if d1, d2 := first.Delta(), again.Delta(); d1.Message != d2.Message || d2.Output != d1.Output {
+		t.Errorf("the replay differs: %+v vs %+v", d1, d2)
+	}
+	if res := call("k1", `{"action":"order","input":{"n":2}}`); res.Code != 409 || sh.ran != 1 {
+		t.Errorf("the key for another input: %d, ran %d", res.Code, sh.ran)
+	}
+	// Another caller's key of the same name is another key.
+	if res := call("k1", `{"action":"order","input":{"n":1}}`, "Authorization", "Bearer agent-b"); res.Code != 200 || sh.ran != 2 {
+		t.Errorf("another caller's key: %d, ran %d", res.Code, sh.ran)
+	}
+	// A failed call frees its key: the retry runs.
+	if res := call("k2", `{"action":"order","input":{"n":-1}}`); res.Code != 409 {
+		t.Fatalf("failing call: %d", res.Code)
+	}
+	if res := call("k2", `{"action":"order","input":{"n":-1}}`); res.Code != 409 || res.Header().Get("Idempotent-Replayed") != "" {
+		t.Errorf("a failure was replayed: %d", res.Code)
+	}
+	for _, bad := range []string{"", "a b", string(make([]byte, 256))} {
+		if bad == "" {
+			continue
+		}
+		if res := call(bad, `{"action":"order","input":{"n":1}}`); res.Code != 400 {
+			t.Errorf("key %q: %d", bad, res.Code)
+		}
+	}
+	// A form post with a key: its repeat redirects as the first did.
+	form := func() *sitetest.Response {
+		return c.PostForm("/p", url.Values{"_action": {"order"}, "n": {"7"}}, sitetest.Header("Cookie", "session=alice", "Idempotency-Key", "f1"))
+	}
+	before := sh.ran
+	if a, b := form(), form(); a.Code != 303 || b.Code != 303 || sh.ran != before+1 {
+		t.Errorf("form with a key: %d %d, ran %d more", a.Code, b.Code, sh.ran-before)
+	}
+}
+
+// A repeat while the first call still runs is refused, and runs nothing.
+func TestIdempotency_ARepeatWhileTheFirstRuns(t *testing.T) {
+	sh := newIdemShop(t)
+	sh.slow, sh.entered = make(chan struct{}), make(chan struct{}, 1)
+	c := sitetest.New(t, sh.site)
+	body := `{"action":"order","input":{"n":1}}`
+	h := sitetest.Header("Authorization", "Bearer agent-a", "Idempotency-Key", "slow")
+	done := make(chan int)
+	go func() { done <- c.CallBody("/p", body, h).Code }()
+	<-sh.entered // the first call holds the key and runs
+	if res := c.CallBody("/p", body, h); res.Code != 409 {
+		t.Errorf("a repeat while the first runs: %d", res.Code)
+	}
+	close(sh.slow)
+	if code := <-done; code != 200 || sh.ran != 1 {
+		t.Errorf("the first: %d, ran %d", code, sh.ran)
+	}
+}
