@@ -13,8 +13,8 @@ import (
 
 // idemShop counts how many times its action ran; slow makes it wait.
 type idemShop struct {
-	site *site.Site
-	mu   sync.Mutex
+	site    *site.Site
+	mu      sync.Mutex
 	ran     int
 	slow    chan struct{}
 	entered chan struct{}
