@@ -64,6 +64,9 @@ type Options struct {
 	// Observer is told about every call and graph read (see
 	// NewTelemetry).
 	Observer site.Observer
+	// Idempotency keeps the calls' Idempotency-Keys. Default: the store's
+	// database (Store.IdempotencyKeys), where actions commit them.
+	Idempotency site.IdempotencyStore
 	// MCPApprovalWait bounds how long an MCP call waits for the person's
 	// decision on the approval page once the host opened it (see
 	// mcp.Options.ApprovalWait). Default: 2 minutes.
@@ -92,6 +95,7 @@ func New(store *Store, opts Options) *App {
 		Logger:            opts.Logger,
 		Origins:           opts.Origins,
 		TrustedProxies:    opts.TrustedProxies,
+		Idempotency:       opts.idempotency(store),
 		DefaultLimit:      opts.DefaultLimit,
 		Limiter:           opts.Limiter,
 		LimiterFailClosed: opts.LimiterFailClosed,
@@ -279,4 +283,12 @@ func NewServer(addr string, h http.Handler) *http.Server {
 		IdleTimeout:       60 * time.Second,
 		MaxHeaderBytes:    64 << 10,
 	}
+}
+
+// idempotency is the store of keys: the option's, else the database's.
+func (o Options) idempotency(s *Store) site.IdempotencyStore {
+	if o.Idempotency != nil {
+		return o.Idempotency
+	}
+	return s.IdempotencyKeys()
 }

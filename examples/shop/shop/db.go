@@ -153,6 +153,17 @@ CREATE TABLE IF NOT EXISTS sessions (
 	expires_at INTEGER NOT NULL,
 	flash      TEXT NOT NULL DEFAULT ''
 );
+CREATE TABLE IF NOT EXISTS idempotency_keys (
+	scope       TEXT NOT NULL,
+	key         TEXT NOT NULL,
+	fingerprint TEXT NOT NULL,
+	state       TEXT NOT NULL,
+	claim       TEXT NOT NULL,
+	delta       TEXT NOT NULL DEFAULT '',
+	lease_until INTEGER NOT NULL,
+	expires_at  INTEGER NOT NULL,
+	PRIMARY KEY (scope, key)
+);
 CREATE TABLE IF NOT EXISTS devices (
 	hash       TEXT PRIMARY KEY,
 	user_id    INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,

@@ -54,7 +54,13 @@ func (s *Store) tx(ctx context.Context, f func(*Tx) error) error {
 	if err != nil {
 		return err
 	}
-	if err := f(&Tx{tx: t, db: s.raw}); err != nil {
+	tx := &Tx{tx: t, db: s.raw}
+	if err := f(tx); err != nil {
+		t.Rollback()
+		return err
+	}
+	// The call's Idempotency-Key commits with its writes (idempotency.go).
+	if err := commitKey(ctx, tx); err != nil {
 		t.Rollback()
 		return err
 	}
