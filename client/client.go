@@ -11,6 +11,8 @@ package client
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -65,8 +67,11 @@ type Options struct {
 	// FollowRedirects makes Call read the graph of the page a successful
 	// call redirects to (Result.Next).
 	FollowRedirects bool
-	// Retries is how many times a call answered 429 is tried again, after
-	// waiting the Retry-After the server gave (at most MaxRetryWait).
+	// Retries is how many times a call is sent again: after a 429, once
+	// its Retry-After has passed (at most MaxRetryWait), and when its
+	// answer was lost (a failed connection, a proxy's 502, 503 or 504).
+	// Every attempt carries the call's one Idempotency-Key, so a site
+	// that supports keys runs the call once. Default: 0.
 	Retries int
 	// MaxRetryWait bounds one wait before a retry. Default: 30 s.
 	MaxRetryWait time.Duration
@@ -403,7 +408,11 @@ func (c *Client) finish(ctx context.Context, pageURL string, res *Result) (*Resu
 	return res, nil
 }
 
-// post sends one call, retrying on 429 as configured.
+// post sends one call with an Idempotency-Key of its own, retrying with
+// the same key, as configured: on 429 after Retry-After, and when the
+// answer was lost (the connection failed, or a proxy answered 502, 503
+// or 504), since the key makes a repeat of a call that ran a replay of
+// its answer, never a second run.
 func (c *Client) post(ctx context.Context, pageURL string, call protocol.Call) (*protocol.Delta, error) {
 	body, err := json.Marshal(call)
 	if err != nil {
@@ -413,6 +422,7 @@ func (c *Client) post(ctx context.Context, pageURL string, call protocol.Call) (
 	if err != nil {
 		return nil, err
 	}
+	key := newKey()
 	for attempt := 0; ; attempt++ {
 		req, err := http.NewRequestWithContext(ctx, http.MethodPost, pageURL, bytes.NewReader(body))
 		if err != nil {
@@ -420,12 +430,26 @@ func (c *Client) post(ctx context.Context, pageURL string, call protocol.Call) (
 		}
 		req.Header.Set("Content-Type", protocol.MediaType)
 		req.Header.Set("Accept", protocol.MediaType)
+		req.Header.Set(IdempotencyHeader, key)
 		if c.opts.Token == "" {
 			// A call that rides on cookies comes from the site's own
 			// origin, as a browser on the site would send it.
 			req.Header.Set("Origin", origin)
 		}
 		res, b, err := c.send(req)
+		lost := err != nil && ctx.Err() == nil && !errors.Is(err, ErrCrossOrigin)
+		if err == nil {
+			switch res.StatusCode {
+			case http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+				lost = !isMediaType(res.Header.Get("Content-Type")) // a proxy's answer, not the site's
+			}
+		}
+		if lost && attempt < c.opts.Retries {
+			if werr := c.wait(ctx, time.Duration(attempt+1)*200*time.Millisecond); werr != nil {
+				return nil, werr
+			}
+			continue
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -450,15 +474,35 @@ func (c *Client) post(ctx context.Context, pageURL string, call protocol.Call) (
 		if e.Code != protocol.CodeRateLimited || attempt >= c.opts.Retries {
 			return nil, cerr
 		}
-		wait := min(max(e.RetryAfter, time.Second), c.opts.MaxRetryWait)
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return nil, ctx.Err()
-		case <-t.C:
+		if werr := c.wait(ctx, min(max(e.RetryAfter, time.Second), c.opts.MaxRetryWait)); werr != nil {
+			return nil, werr
 		}
 	}
+}
+
+// wait sleeps d, or until ctx ends.
+func (c *Client) wait(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// IdempotencyHeader is the header of a call's idempotency key (an
+// extension of v0 that sites list in their index as "idempotency"):
+// the client sends a new key with every call, and the same key when it
+// sends the call again.
+const IdempotencyHeader = "Idempotency-Key"
+
+// newKey returns a new idempotency key: 128 random bits.
+func newKey() string {
+	b := make([]byte, 16)
+	rand.Read(b)
+	return base64.RawURLEncoding.EncodeToString(b)
 }
 
 func originOf(pageURL string) (string, error) {

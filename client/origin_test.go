@@ -55,3 +55,33 @@ func TestClient_TheTokenStaysOnThePagesOrigin(t *testing.T) {
 		t.Fatalf("the token reached another origin %d times", n)
 	}
 }
+
+// A call whose answer is lost is sent again with the same Idempotency-Key,
+// and each call has a key of its own.
+func TestClient_RetriesALostAnswerWithTheSameKey(t *testing.T) {
+	var keys []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		keys = append(keys, r.Header.Get("Idempotency-Key"))
+		if len(keys) == 1 {
+			// The call ran; the answer is lost with the connection.
+			conn, _, _ := w.(http.Hijacker).Hijack()
+			conn.Close()
+			return
+		}
+		w.Header().Set("Content-Type", protocol.MediaType)
+		w.Write([]byte(`{"ok":true,"message":"done"}`))
+	}))
+	defer srv.Close()
+	c := client.New(client.Options{Token: "t", Retries: 2})
+	res, err := c.Call(context.Background(), srv.URL+"/p", "go", nil)
+	if err != nil || res.Delta.Message != "done" {
+		t.Fatalf("%v %+v", err, res)
+	}
+	if len(keys) != 2 || keys[0] == "" || keys[0] != keys[1] {
+		t.Fatalf("keys %q", keys)
+	}
+	c.Call(context.Background(), srv.URL+"/p", "go", nil)
+	if len(keys) != 3 || keys[2] == keys[0] {
+		t.Errorf("a new call reused the key: %q", keys)
+	}
+}

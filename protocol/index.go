@@ -33,7 +33,21 @@ type SiteIndex struct {
 	Auth []AuthMode `json:"auth"`
 	// MCP is the URL of the site's MCP endpoint, when it has one.
 	MCP string `json:"mcp,omitempty"`
+	// Extensions names the extensions of v0 the site offers, such as
+	// [ExtensionIdempotency] and [ExtensionApprovals]. A v0 client ignores
+	// it and works as before.
+	Extensions []string `json:"extensions,omitempty"`
 }
+
+// The extensions of v0 a site may list in SiteIndex.Extensions.
+const (
+	// ExtensionIdempotency: calls may carry an Idempotency-Key header and
+	// then run at most once per caller and key.
+	ExtensionIdempotency = "idempotency"
+	// ExtensionApprovals: some confirm actions need the person's approval
+	// on the site (ActionSummary.Approval, Delta.ApprovalURL).
+	ExtensionApprovals = "approvals"
+)
 
 // MarshalJSON writes the index with its required lists present even when
 // they are nil.

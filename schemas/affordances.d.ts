@@ -142,6 +142,8 @@ export interface SiteIndex {
   auth: AuthMode[];
   /** MCP is the URL of the site's MCP endpoint, when it has one. */
   mcp?: string;
+  /** Extensions names the extensions of v0 the site offers, such as ExtensionIdempotency and ExtensionApprovals. A v0 client ignores it and works as before. */
+  extensions?: string[];
 }
 
 /** IndexRoute is one route of a SiteIndex. */

@@ -16,6 +16,11 @@ func (s *Site) Index(r *Request) protocol.SiteIndex {
 		Routes: make([]protocol.IndexRoute, 0, len(s.pages)),
 		Auth:   s.opts.AuthModes,
 		MCP:    s.opts.MCP,
+		// Every site takes idempotency keys (in memory by default).
+		Extensions: []string{protocol.ExtensionIdempotency},
+	}
+	if s.needsApprovals() {
+		idx.Extensions = append(idx.Extensions, protocol.ExtensionApprovals)
 	}
 	for _, p := range s.pages {
 		ir := protocol.IndexRoute{Route: p.route, Description: p.opts.Description,
