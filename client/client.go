@@ -375,7 +375,15 @@ func (c *Client) Call(ctx context.Context, pageURL, action string, input any) (*
 // MCP bridge that asks the person through its host. Like every call of
 // the client, it never adds confirm: true by itself.
 func (c *Client) Send(ctx context.Context, pageURL string, call protocol.Call) (*protocol.Delta, error) {
-	return c.post(ctx, pageURL, call)
+	return c.postKey(ctx, pageURL, call, "")
+}
+
+// SendWithKey is Send with the call's idempotency key given, such as the
+// key of a tool call an MCP bridge relays: the same key sent again gets
+// the first call's delta, and nothing runs twice. An empty key is a new
+// one.
+func (c *Client) SendWithKey(ctx context.Context, pageURL string, call protocol.Call, key string) (*protocol.Delta, error) {
+	return c.postKey(ctx, pageURL, call, key)
 }
 
 // encodeInput encodes a call's input; nil is none.
@@ -414,6 +422,11 @@ func (c *Client) finish(ctx context.Context, pageURL string, res *Result) (*Resu
 // or 504), since the key makes a repeat of a call that ran a replay of
 // its answer, never a second run.
 func (c *Client) post(ctx context.Context, pageURL string, call protocol.Call) (*protocol.Delta, error) {
+	return c.postKey(ctx, pageURL, call, "")
+}
+
+// postKey is post with a given key ("" for a new one).
+func (c *Client) postKey(ctx context.Context, pageURL string, call protocol.Call, key string) (*protocol.Delta, error) {
 	body, err := json.Marshal(call)
 	if err != nil {
 		return nil, err
@@ -422,7 +435,9 @@ func (c *Client) post(ctx context.Context, pageURL string, call protocol.Call) (
 	if err != nil {
 		return nil, err
 	}
-	key := newKey()
+	if key == "" {
+		key = newKey()
+	}
 	for attempt := 0; ; attempt++ {
 		req, err := http.NewRequestWithContext(ctx, http.MethodPost, pageURL, bytes.NewReader(body))
 		if err != nil {

@@ -109,21 +109,21 @@ type httpDoor struct {
 }
 
 // Call implements mcptools.Door.
-func (d *httpDoor) Call(ctx context.Context, c mcptools.DoorCall) (protocol.Delta, string) {
+func (d *httpDoor) Call(ctx context.Context, c mcptools.DoorCall) mcptools.DoorResult {
 	path := c.Page
 	if i := strings.IndexByte(path, '?'); i >= 0 {
 		path = path[:i] // the page's query is not part of the call
 	}
-	delta, err := d.b.client().Send(ctx, d.b.page(path), protocol.Call{Action: c.Action, Input: c.Input,
-		Confirm: c.Confirm, Approval: c.Approval})
+	delta, err := d.b.client().SendWithKey(ctx, d.b.page(path), protocol.Call{Action: c.Action, Input: c.Input,
+		Confirm: c.Confirm, Approval: c.Approval}, c.IdempotencyKey)
 	if err == nil {
-		return *delta, ""
+		return mcptools.DoorResult{Delta: *delta}
 	}
 	var ce *client.Error
 	if errors.As(err, &ce) {
-		return protocol.Delta{Error: &protocol.Error{Code: ce.Code, Message: ce.Message, Issues: ce.Issues}, ApprovalURL: ce.ApprovalURL}, ""
+		return mcptools.DoorResult{Delta: protocol.Delta{Error: &protocol.Error{Code: ce.Code, Message: ce.Message, Issues: ce.Issues}, ApprovalURL: ce.ApprovalURL}}
 	}
-	return protocol.Delta{Error: &protocol.Error{Code: protocol.CodeInternal, Message: err.Error()}}, ""
+	return mcptools.DoorResult{Delta: protocol.Delta{Error: &protocol.Error{Code: protocol.CodeInternal, Message: err.Error()}}}
 }
 
 // ApprovalStatus implements mcptools.Door.

@@ -22,7 +22,7 @@ type Door interface {
 	// of an action with approval, its approval page in ApprovalURL, as an
 	// absolute URL). basis is, for a confirm_required, the basis of the
 	// summary (empty where the door cannot know it).
-	Call(ctx context.Context, c DoorCall) (d protocol.Delta, basis string)
+	Call(ctx context.Context, c DoorCall) DoorResult
 	// ApprovalStatus returns where an approval stands: pending, approved,
 	// declined, used or expired.
 	ApprovalStatus(ctx context.Context, approvalURL string) (string, error)
@@ -33,8 +33,30 @@ type Door interface {
 	Notify(ctx context.Context, elicitationID string)
 }
 
+// DoorResult is what a Door's call answered.
+type DoorResult struct {
+	Delta protocol.Delta
+	// Basis is, for a confirm_required, the basis of the summary ("" where
+	// the door cannot know it).
+	Basis string
+	// Replayed: the delta is the stored outcome of an earlier call with
+	// the same idempotency key; nothing ran now.
+	Replayed bool
+}
+
+// IdempotencyMeta is the _meta key of a tool call that carries its
+// idempotency key (the Idempotency-Key of a POST): a host that sends the
+// same tool call again with the same key gets the first call's result,
+// marked with _meta[ReplayedMeta] = true, and nothing runs twice.
+const (
+	IdempotencyMeta = "affordances/idempotencyKey"
+	ReplayedMeta    = "affordances/replayed"
+)
+
 // DoorCall is one call a Door runs.
 type DoorCall struct {
+	// IdempotencyKey is the tool call's key, "" for none.
+	IdempotencyKey string
 	Page    string
 	Action  string
 	Input   []byte
@@ -76,17 +98,16 @@ func (cf *Confirmation) Handle(ctx context.Context, door Door, t *Tool, req *sdk
 	if bad != nil {
 		return ErrorResult(*bad)
 	}
-	call := DoorCall{Page: page, Action: t.Action.Name, Input: input}
+	key, _ := req.Params.Meta[IdempotencyMeta].(string)
+	call := DoorCall{Page: page, Action: t.Action.Name, Input: input, IdempotencyKey: key}
 	if t.Action.Expose != protocol.ExposeConfirm {
-		d, _ := door.Call(ctx, call)
-		return cf.result(t, d)
+		return cf.result(t, door.Call(ctx, call))
 	}
 	if approval != "" {
 		// The person approved on the site, the model says: the site checks
 		// that they did, for exactly this call.
 		call.Confirm, call.Approval = true, approval
-		d, _ := door.Call(ctx, call)
-		return cf.result(t, d)
+		return cf.result(t, door.Call(ctx, call))
 	}
 	caller, err := door.CallerID(ctx)
 	if err != nil {
@@ -96,16 +117,17 @@ func (cf *Confirmation) Handle(ctx context.Context, door Door, t *Tool, req *sdk
 	if req.Params.RequestState != "" || req.Params.InputResponses != nil {
 		return cf.resume(ctx, door, t, req, call, want)
 	}
-	d, basis := door.Call(ctx, call)
+	first := door.Call(ctx, call)
+	d, basis := first.Delta, first.Basis
 	if d.OK || d.Error == nil || d.Error.Code != protocol.CodeConfirmRequired {
-		return cf.result(t, d)
+		return cf.result(t, first)
 	}
 	caps := req.ClientCapabilities()
 	want.Expiry = time.Now().Add(cf.ttl()).Unix()
 	want.Nonce = NewNonce()
 	if d.ApprovalURL != "" {
 		if !SupportsURL(caps) {
-			return cf.result(t, d)
+			return cf.result(t, first)
 		}
 		want.Approval = d.ApprovalURL
 		return &sdk.CallToolResult{
@@ -145,8 +167,7 @@ func (cf *Confirmation) resume(ctx context.Context, door Door, t *Tool, req *sdk
 	call.Confirm = true
 	if st.Approval == "" {
 		call.Basis = st.Basis
-		d, _ := door.Call(ctx, call)
-		return cf.result(t, d)
+		return cf.result(t, door.Call(ctx, call))
 	}
 	// URL mode: accept means the person opened the page. Wait for what
 	// they decide there.
@@ -157,13 +178,12 @@ func (cf *Confirmation) resume(ctx context.Context, door Door, t *Tool, req *sdk
 	switch state {
 	case "approved":
 		call.Approval = st.Approval
-		d, _ := door.Call(ctx, call)
-		return cf.result(t, d)
+		return cf.result(t, door.Call(ctx, call))
 	case "declined":
 		return notConfirmed("The person declined on the approval page; nothing ran.")
 	case "pending":
-		return cf.result(t, protocol.Delta{ApprovalURL: st.Approval, Error: &protocol.Error{Code: protocol.CodeConfirmRequired,
-			Message: "The person has not decided yet; nothing ran."}})
+		return cf.result(t, DoorResult{Delta: protocol.Delta{ApprovalURL: st.Approval, Error: &protocol.Error{Code: protocol.CodeConfirmRequired,
+			Message: "The person has not decided yet; nothing ran."}}})
 	default:
 		return notConfirmed(fmt.Sprintf("The approval is %s; nothing ran. Call the tool again to ask the person anew.", state))
 	}
@@ -211,9 +231,14 @@ func (cf *Confirmation) ttl() time.Duration {
 // result is the tool result of a delta: the delta as structured content,
 // or, for a failure, the failed delta with its approval page and what the
 // model can do next over MCP.
-func (cf *Confirmation) result(t *Tool, d protocol.Delta) *sdk.CallToolResult {
+func (cf *Confirmation) result(t *Tool, r DoorResult) *sdk.CallToolResult {
+	d := r.Delta
 	if d.OK || d.Error == nil {
-		return DeltaResult(d)
+		res := DeltaResult(d)
+		if r.Replayed {
+			res.Meta = sdk.Meta{ReplayedMeta: true}
+		}
+		return res
 	}
 	res := ErrorResult(*d.Error)
 	if d.ApprovalURL != "" {

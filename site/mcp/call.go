@@ -36,21 +36,21 @@ func (d *siteDoor) req(ctx context.Context) *http.Request {
 }
 
 // Call implements mcptools.Door.
-func (d *siteDoor) Call(ctx context.Context, c mcptools.DoorCall) (protocol.Delta, string) {
+func (d *siteDoor) Call(ctx context.Context, c mcptools.DoorCall) mcptools.DoorResult {
 	res, err := d.e.site.Execute(d.req(ctx), site.Call{Page: c.Page, Action: c.Action, Input: c.Input,
-		Confirm: c.Confirm, Approval: c.Approval, Basis: c.Basis, Transport: "mcp"})
+		Confirm: c.Confirm, Approval: c.Approval, Basis: c.Basis, IdempotencyKey: c.IdempotencyKey, Transport: "mcp"})
 	if err == nil {
-		return res.Delta, ""
+		return mcptools.DoorResult{Delta: res.Delta, Replayed: res.Replayed}
 	}
 	var se *site.Error
 	if !errors.As(err, &se) {
-		return protocol.Delta{Error: &protocol.Error{Code: protocol.CodeInternal, Message: "the server could not complete the request"}}, ""
+		return mcptools.DoorResult{Delta: protocol.Delta{Error: &protocol.Error{Code: protocol.CodeInternal, Message: "the server could not complete the request"}}}
 	}
 	dl := protocol.Delta{Error: &protocol.Error{Code: se.Code(), Message: se.Message(), Issues: se.Issues()}}
 	if u := se.ApprovalURL(); u != "" {
 		dl.ApprovalURL = absoluteURL(d.hr, u)
 	}
-	return dl, se.Basis()
+	return mcptools.DoorResult{Delta: dl, Basis: se.Basis()}
 }
 
 // ApprovalStatus implements mcptools.Door.

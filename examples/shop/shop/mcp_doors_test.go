@@ -285,3 +285,27 @@ func personDecidesOn(t *testing.T, s *shoptest.Shop, u, decision string) {
 func quietLogger() *slog.Logger {
 	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 }
+
+// A tool call with an idempotency key in its _meta runs once, however
+// often the host sends it; the repeat's result says it is a replay.
+func TestMCP_IdempotencyKeyInMeta(t *testing.T) {
+	s := shoptest.Start(t)
+	cs := mcpConnect(t, s.URL, s.Token, nil)
+	add := func() *sdk.CallToolResult {
+		res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "addToCart",
+			Meta:      sdk.Meta{"affordances/idempotencyKey": "add-1"},
+			Arguments: map[string]any{"page": "/products/heavyweight-tee", "sku": "TEE-BLK-M"}})
+		if err != nil || res.IsError {
+			t.Fatalf("%v %+v", err, res)
+		}
+		return res
+	}
+	first, again := add(), add()
+	if first.Meta["affordances/replayed"] != nil || again.Meta["affordances/replayed"] != true {
+		t.Errorf("replay marks: %v, %v", first.Meta, again.Meta)
+	}
+	demo, _ := s.Store.UserByEmail(context.Background(), shop.DemoEmail)
+	if c, _ := s.Store.Cart(context.Background(), shop.CartOwner{UserID: demo}); c.Count != 1 {
+		t.Fatalf("%d in the cart after one keyed add sent twice", c.Count)
+	}
+}
