@@ -57,10 +57,10 @@ const (
 type DoorCall struct {
 	// IdempotencyKey is the tool call's key, "" for none.
 	IdempotencyKey string
-	Page    string
-	Action  string
-	Input   []byte
-	Confirm bool
+	Page           string
+	Action         string
+	Input          []byte
+	Confirm        bool
 	// Approval is the approval page (URL, path or id) the person gave.
 	Approval string
 	// Basis is the basis of the summary the person confirmed.
