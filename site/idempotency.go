@@ -127,7 +127,9 @@ func (c *call) idempotency() *Error {
 	claim := newClaim()
 	fp := c.fingerprint()
 	store := c.site.opts.Idempotency
-	rec, claimed, err := store.Claim(c.r.Context(), scope, c.idemKey, fp, claim, idempotencyLease, c.site.opts.IdempotencyTTL)
+	// Not cancelled with the request: a claim the store made must be known
+	// to this call, so that it is settled, even when the client is gone.
+	rec, claimed, err := store.Claim(context.WithoutCancel(c.r.Context()), scope, c.idemKey, fp, claim, idempotencyLease, c.site.opts.IdempotencyTTL)
 	if err != nil {
 		c.site.opts.Logger.ErrorContext(c.r.Context(), "affordances: claiming an idempotency key", "err", err)
 		return newInternalError()

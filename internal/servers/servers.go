@@ -98,6 +98,13 @@ func (r *Redis) Stop() {
 	}
 }
 
+// Pause stops the server's process where it is (SIGSTOP): it keeps its
+// connections and answers nothing, as a hung server does, until Resume.
+func (r *Redis) Pause() { r.cmd.Process.Signal(syscall.SIGSTOP) }
+
+// Resume lets a paused server go on (SIGCONT).
+func (r *Redis) Resume() { r.cmd.Process.Signal(syscall.SIGCONT) }
+
 // ReadyWithin is how long a server started for a test may take to answer:
 // on a loaded 2-core machine a first start can take far longer than usual.
 const ReadyWithin = time.Minute

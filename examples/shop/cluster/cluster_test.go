@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -32,6 +34,7 @@ type instance struct {
 	admin string // the admin address: /metrics and /healthz
 	app   *shop.App
 	store *shop.Store
+	db    *shop.DB
 }
 
 type cluster struct {
@@ -80,7 +83,7 @@ func startCluster(t *testing.T) *cluster {
 		srv.Config.ReadHeaderTimeout, srv.Config.WriteTimeout = 5*time.Second, 10*time.Second
 		srv.Start()
 		t.Cleanup(srv.Close)
-		return &instance{name: name, url: srv.URL, admin: admin.URL, app: app, store: store}
+		return &instance{name: name, url: srv.URL, admin: admin.URL, app: app, store: store, db: db}
 	}
 	c.instances = []*instance{start("instance A", false), start("instance B", false)}
 	c.closed = start("instance C (fail-closed)", true)
@@ -137,6 +140,45 @@ func call(t *testing.T, base, token, path, body string) (int, string, string) {
 		code = string(d.Error.Code)
 	}
 	return res.StatusCode, code, res.Header.Get("Retry-After")
+}
+
+// callKey is call with an Idempotency-Key and a context.
+func callKey(ctx context.Context, base, token, path, body, key string) (int, string, string) {
+	req, _ := http.NewRequestWithContext(ctx, "POST", base+path, strings.NewReader(body))
+	req.Header.Set("Content-Type", protocol.MediaType)
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Idempotency-Key", key)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, err.Error(), ""
+	}
+	defer res.Body.Close()
+	var d protocol.Delta
+	json.NewDecoder(res.Body).Decode(&d)
+	code := "ok"
+	if d.Error != nil {
+		code = string(d.Error.Code)
+	}
+	return res.StatusCode, code, res.Header.Get("Retry-After")
+}
+
+// newBuyers makes n accounts with a saved address and returns a token of
+// each, so that a subtest's calls draw on limits of their own.
+func newBuyers(t *testing.T, c *cluster, prefix string, n int) []string {
+	ctx := context.Background()
+	store := c.instances[0].store
+	tokens := make([]string, n)
+	for i := range tokens {
+		id, err := store.CreateUser(ctx, fmt.Sprintf("%s%d@example.com", prefix, i), "Buyer", "a long password")
+		if err != nil {
+			t.Fatal(err)
+		}
+		store.SaveAddress(ctx, id, shop.Address{Name: "Buyer", Street: "1 Test Street", Postcode: "10115", City: "Berlin", Country: "DE"})
+		if tokens[i], err = store.CreateToken(ctx, id, prefix); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return tokens
 }
 
 func figure(format string, args ...any) { fmt.Printf("cluster: "+format+"\n", args...) }
@@ -303,6 +345,103 @@ func TestCluster(t *testing.T) {
 		figure("redis back: 10 calls, %d limited again (no restart of the instances)", limited)
 		if limited == 0 {
 			t.Error("the limit does not apply after Redis came back")
+		}
+	})
+
+	t.Run("6 a hung redis", func(t *testing.T) {
+		// Redis stops answering (SIGSTOP) but keeps its connections: each
+		// decision waits its 100 ms timeout, no more, and calls go on.
+		body := `{"action":"addToCart","input":{"sku":"CAP-NAV-ONESIZE"}}`
+		tokens := newBuyers(t, c, "hung", 40)
+		c.redis.Pause()
+		var took []time.Duration
+		fivexx := 0
+		for i, tok := range tokens {
+			start := time.Now()
+			code, _, _ := call(t, c.instances[i%2].url, tok, "/products/baseball-cap", body)
+			took = append(took, time.Since(start))
+			if code >= 500 || code == 0 {
+				fivexx++
+			}
+		}
+		c.redis.Resume()
+		slices.Sort(took)
+		p99 := took[len(took)*99/100]
+		figure("hung redis: %d calls while Redis answered nothing: p50 %v, p99 %v, %d 5xx", len(took), took[len(took)/2].Round(time.Millisecond), p99.Round(time.Millisecond), fivexx)
+		if p99 > 250*time.Millisecond || fivexx != 0 {
+			t.Errorf("p99 %v, %d 5xx", p99, fivexx)
+		}
+	})
+
+	t.Run("7 retries after a cut, with idempotency keys", func(t *testing.T) {
+		// Each buyer adds one cap and orders it; every call is cut at a
+		// random moment (a dropped connection, the answer lost), then sent
+		// again with the same key to the other instance until it answers.
+		ctx := context.Background()
+		const tries = 200
+		if _, err := c.instances[0].db.ExecContext(ctx, `UPDATE skus SET stock = 100000 WHERE sku = 'CAP-NAV-ONESIZE'`); err != nil {
+			t.Fatal(err)
+		}
+		tokens := newBuyers(t, c, "retry", tries)
+		cut, retried := 0, 0
+		send := func(i int, tok, path, body, key string) {
+			// The first attempt, cut after 0–15 ms.
+			cctx, cancel := context.WithTimeout(ctx, time.Duration(rand.IntN(15000))*time.Microsecond)
+			if code, _, _ := callKey(cctx, c.instances[i%2].url, tok, path, body, key); code == 0 {
+				cut++
+			}
+			cancel()
+			for n := range 100 {
+				code, ecode, _ := callKey(ctx, c.instances[(i+n+1)%2].url, tok, path, body, key)
+				retried++
+				if code == 200 {
+					return
+				}
+				switch {
+				case code == 429:
+					time.Sleep(time.Second) // the retries spent the buyer's burst
+				case code == 409 && ecode == "unavailable", code == 0:
+					time.Sleep(20 * time.Millisecond) // the first still runs
+				default:
+					t.Errorf("buyer %d %s: %d %s", i, path, code, ecode)
+					return
+				}
+			}
+			t.Errorf("buyer %d %s: never answered", i, path)
+		}
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		for i, tok := range tokens {
+			wg.Go(func() {
+				send(i, tok, "/products/baseball-cap", `{"action":"addToCart","input":{"sku":"CAP-NAV-ONESIZE"}}`, fmt.Sprintf("add-%d", i))
+				send(i, tok, "/checkout", `{"action":"placeOrder","confirm":true}`, fmt.Sprintf("order-%d", i))
+			})
+			if i%8 == 7 {
+				wg.Wait() // eight buyers at a time
+			}
+		}
+		wg.Wait()
+		mu.Lock()
+		defer mu.Unlock()
+		var orders, units, dupes int
+		rows, err := c.instances[0].db.QueryContext(ctx, `SELECT o.user_id, count(DISTINCT o.id), coalesce(sum(i.qty), 0) FROM orders o JOIN order_items i ON i.order_id = o.id
+			JOIN users u ON u.id = o.user_id WHERE u.email LIKE 'retry%' GROUP BY o.user_id`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rows.Next() {
+			var uid, n, q int
+			rows.Scan(&uid, &n, &q)
+			orders += n
+			units += q
+			if n != 1 || q != 1 {
+				dupes++
+			}
+		}
+		rows.Close()
+		figure("retries: %d buyers, each call cut (%d cut before an answer) and sent again with its key across instances (%d sends): %d orders, %d units, %d buyers with a duplicate", tries, cut, retried, orders, units, dupes)
+		if orders != tries || units != tries || dupes != 0 {
+			t.Errorf("%d orders, %d units, %d duplicates for %d buyers", orders, units, dupes, tries)
 		}
 	})
 
