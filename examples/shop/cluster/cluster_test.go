@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -383,17 +384,17 @@ func TestCluster(t *testing.T) {
 			t.Fatal(err)
 		}
 		tokens := newBuyers(t, c, "retry", tries)
-		cut, retried := 0, 0
+		var cut, retried atomic.Int64
 		send := func(i int, tok, path, body, key string) {
 			// The first attempt, cut after 0–15 ms.
 			cctx, cancel := context.WithTimeout(ctx, time.Duration(rand.IntN(15000))*time.Microsecond)
 			if code, _, _ := callKey(cctx, c.instances[i%2].url, tok, path, body, key); code == 0 {
-				cut++
+				cut.Add(1)
 			}
 			cancel()
 			for n := range 100 {
 				code, ecode, _ := callKey(ctx, c.instances[(i+n+1)%2].url, tok, path, body, key)
-				retried++
+				retried.Add(1)
 				if code == 200 {
 					return
 				}
@@ -410,7 +411,6 @@ func TestCluster(t *testing.T) {
 			t.Errorf("buyer %d %s: never answered", i, path)
 		}
 		var wg sync.WaitGroup
-		var mu sync.Mutex
 		for i, tok := range tokens {
 			wg.Go(func() {
 				send(i, tok, "/products/baseball-cap", `{"action":"addToCart","input":{"sku":"CAP-NAV-ONESIZE"}}`, fmt.Sprintf("add-%d", i))
@@ -421,8 +421,6 @@ func TestCluster(t *testing.T) {
 			}
 		}
 		wg.Wait()
-		mu.Lock()
-		defer mu.Unlock()
 		var orders, units, dupes int
 		rows, err := c.instances[0].db.QueryContext(ctx, `SELECT o.user_id, count(DISTINCT o.id), coalesce(sum(i.qty), 0) FROM orders o JOIN order_items i ON i.order_id = o.id
 			JOIN users u ON u.id = o.user_id WHERE u.email LIKE 'retry%' GROUP BY o.user_id`)
@@ -439,7 +437,7 @@ func TestCluster(t *testing.T) {
 			}
 		}
 		rows.Close()
-		figure("retries: %d buyers, each call cut (%d cut before an answer) and sent again with its key across instances (%d sends): %d orders, %d units, %d buyers with a duplicate", tries, cut, retried, orders, units, dupes)
+		figure("retries: %d buyers, each call cut (%d cut before an answer) and sent again with its key across instances (%d sends): %d orders, %d units, %d buyers with a duplicate", tries, cut.Load(), retried.Load(), orders, units, dupes)
 		if orders != tries || units != tries || dupes != 0 {
 			t.Errorf("%d orders, %d units, %d duplicates for %d buyers", orders, units, dupes, tries)
 		}
