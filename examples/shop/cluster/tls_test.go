@@ -23,6 +23,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -159,6 +160,28 @@ func TestCluster_TLSAtTheProxy(t *testing.T) {
 		if res.StatusCode == 429 {
 			refused++
 		}
+	}
+	// One person's concurrent first adds, spread over the three
+	// instances: one cart, every unit counted, no error.
+	id, err := stores[0].CreateUser(ctx, "one@example.com", "One", "a long password")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, _ := stores[0].CreateToken(ctx, id, "t")
+	var adds sync.WaitGroup
+	var failed atomic.Int64
+	for i := range 9 {
+		adds.Go(func() {
+			if code, _, _ := call(t, srvs[i%3].URL, tok, "/products/heavyweight-tee", `{"action":"addToCart","input":{"sku":"TEE-BLK-M"}}`); code != 200 {
+				failed.Add(1)
+			}
+		})
+	}
+	adds.Wait()
+	c, _ := stores[0].Cart(ctx, shop.CartOwner{UserID: id})
+	figure("one person: 9 concurrent first adds of 1 over 3 instances: %d in the cart, %d failed", c.Count, failed.Load())
+	if c.Count != 9 || failed.Load() != 0 {
+		t.Errorf("9 concurrent adds: %d in the cart, %d failed", c.Count, failed.Load())
 	}
 	figure("tls: 3 instances started at once on an empty database behind nginx terminating TLS: forms and cookie calls over https work; 8 sign-ups from 8 forwarded addresses, %d refused", refused)
 	if refused != 0 {
