@@ -126,29 +126,17 @@ func get(t *testing.T, u, accept string) (int, string, string, string) {
 // call posts a call with a bearer token and returns the status, the
 // delta's code and the Retry-After.
 func call(t *testing.T, base, token, path, body string) (int, string, string) {
-	req, _ := http.NewRequest("POST", base+path, strings.NewReader(body))
-	req.Header.Set("Content-Type", protocol.MediaType)
-	req.Header.Set("Authorization", "Bearer "+token)
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return 0, err.Error(), ""
-	}
-	defer res.Body.Close()
-	var d protocol.Delta
-	json.NewDecoder(res.Body).Decode(&d)
-	code := "ok"
-	if d.Error != nil {
-		code = string(d.Error.Code)
-	}
-	return res.StatusCode, code, res.Header.Get("Retry-After")
+	return callKey(context.Background(), base, token, path, body, "")
 }
 
-// callKey is call with an Idempotency-Key and a context.
+// callKey is call with a context and an Idempotency-Key ("" for none).
 func callKey(ctx context.Context, base, token, path, body, key string) (int, string, string) {
 	req, _ := http.NewRequestWithContext(ctx, "POST", base+path, strings.NewReader(body))
 	req.Header.Set("Content-Type", protocol.MediaType)
 	req.Header.Set("Authorization", "Bearer "+token)
-	req.Header.Set("Idempotency-Key", key)
+	if key != "" {
+		req.Header.Set("Idempotency-Key", key)
+	}
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return 0, err.Error(), ""
