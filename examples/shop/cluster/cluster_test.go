@@ -213,17 +213,32 @@ func TestCluster(t *testing.T) {
 
 	t.Run("2 one limit across instances", func(t *testing.T) {
 		body := `{"action":"addToCart","input":{"sku":"HOOD-GRE-M"}}`
+		faults := func() int64 {
+			return c.instances[0].app.Site().LimiterFaults() + c.instances[1].app.Site().LimiterFaults()
+		}
 		allowed, retry := 0, ""
-		for i := range 8 {
-			in := c.instances[i%2]
-			code, dcode, ra := call(t, in.url, c.token, "/products/everyday-hoodie", body)
-			switch {
-			case code == 200:
-				allowed++
-			case code == 429 && dcode == "rate_limited":
-				retry = ra
-			default:
-				t.Fatalf("%s: %d %s", in.name, code, dcode)
+		// A decision Redis answers after its 100 ms timeout fails open; on
+		// a loaded machine that can happen, and then the round says
+		// nothing of the shared limit: try again with a fresh caller.
+		for attempt := range 3 {
+			tok := newBuyers(t, c, fmt.Sprintf("limit%d-", attempt), 1)[0]
+			c.token = tok
+			before := faults()
+			allowed, retry = 0, ""
+			for i := range 8 {
+				in := c.instances[i%2]
+				code, dcode, ra := call(t, in.url, tok, "/products/everyday-hoodie", body)
+				switch {
+				case code == 200:
+					allowed++
+				case code == 429 && dcode == "rate_limited":
+					retry = ra
+				default:
+					t.Fatalf("%s: %d %s", in.name, code, dcode)
+				}
+			}
+			if faults() == before {
+				break
 			}
 		}
 		figure("one limit: 8 calls over 2 instances, %d allowed (limit: a burst of %d), then 429 with Retry-After %s", allowed, limit.Burst, retry)
