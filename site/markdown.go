@@ -27,12 +27,12 @@ func EscapeMarkdown(s string) string {
 	b.Grow(len(s) + len(s)/8)
 	// Spaces at either end are written as references: a parser would
 	// drop them, or read four of them as a code block.
-	lead := len(s) - len(strings.TrimLeft(s, " \t\n\r\v\f"))
-	trail := len(s) - len(strings.TrimRight(s, " \t\n\r\v\f"))
-	if lead == len(s) {
-		trail = 0
-	}
-	for range lead {
+	// (Every character that becomes a space counts, NEL and the Unicode
+	// line separators too, and each is one reference.)
+	rest := strings.TrimLeftFunc(s, isBreakOrSpace)
+	lead := len(s) - len(rest)
+	trail := len(rest) - len(strings.TrimRightFunc(rest, isBreakOrSpace))
+	for range utf8.RuneCountInString(s[:lead]) {
 		b.WriteString("&#32;")
 	}
 	body := s[lead : len(s)-trail]
@@ -55,10 +55,15 @@ func EscapeMarkdown(s string) string {
 		}
 		digits = digits && r >= '0' && r <= '9'
 	}
-	for range trail {
+	for range utf8.RuneCountInString(s[len(s)-trail:]) {
 		b.WriteString("&#32;")
 	}
 	return b.String()
+}
+
+// isBreakOrSpace reports the characters EscapeMarkdown writes as a space.
+func isBreakOrSpace(r rune) bool {
+	return r == ' ' || strings.ContainsRune("\n\r\t\v\f\u0085\u2028\u2029", r)
 }
 
 // Quote returns a value a caller supplied (a name, a street, a label) as
