@@ -83,8 +83,9 @@ var (
 	ErrApprovalDecided = errors.New("site: the approval is not in the state the change needs")
 )
 
-// newApprovalID returns 192 random bits, base64url.
-func newApprovalID() string {
+// newSecretID returns 192 random bits, base64url: the id of an approval,
+// the claim of an idempotency key.
+func newSecretID() string {
 	b := make([]byte, 24)
 	rand.Read(b)
 	return base64.RawURLEncoding.EncodeToString(b)

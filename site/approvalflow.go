@@ -68,7 +68,7 @@ func (c *call) checkApproval(summary string) *Error {
 // confirm_required with its page; why, when set, says what was wrong with
 // the approval the call brought.
 func (c *call) askApproval(summary, why string) *Error {
-	a := Approval{ID: newApprovalID(), Account: c.r.Caller.account(), Page: c.r.URL.Path, Action: c.act.meta.Name,
+	a := Approval{ID: newSecretID(), Account: c.r.Caller.account(), Page: c.r.URL.Path, Action: c.act.meta.Name,
 		Input: inputDigest(c.inputValue), Summary: summary, Basis: c.basis(), Credential: c.r.Caller.ID,
 		State: ApprovalPending, Expires: time.Now().Add(c.site.opts.ApprovalTTL)}
 	if err := c.site.opts.Approvals.Create(c.r.Context(), a); err != nil {

@@ -2,9 +2,7 @@ package site
 
 import (
 	"context"
-	"crypto/rand"
 	"crypto/sha256"
-	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -124,7 +122,7 @@ func (c *call) idempotency() *Error {
 		return newError(protocol.CodeInvalidInput, "the Idempotency-Key must be 1 to 255 visible ASCII characters")
 	}
 	scope := c.callerKey()
-	claim := newClaim()
+	claim := newSecretID()
 	fp := c.fingerprint()
 	store := c.site.opts.Idempotency
 	// Not cancelled with the request: a claim the store made must be known
@@ -207,12 +205,6 @@ func idempotencyKeyOf(hr *http.Request) string {
 		return vs[0]
 	}
 	return "\x00" // several: not a valid key
-}
-
-func newClaim() string {
-	b := make([]byte, 16)
-	rand.Read(b)
-	return base64.RawURLEncoding.EncodeToString(b)
 }
 
 // MemoryIdempotency is an IdempotencyStore in memory, for one instance and

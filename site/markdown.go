@@ -46,7 +46,7 @@ func EscapeMarkdown(s string) string {
 			digits && i > 0 && r == '.':
 			b.WriteByte('\\')
 			b.WriteRune(r)
-		case strings.ContainsRune("\n\r\t\v\f\u0085\u2028\u2029", r):
+		case isBreakOrSpace(r):
 			b.WriteByte(' ')
 		case UnsafeRune(r):
 			b.WriteRune(utf8.RuneError)

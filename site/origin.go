@@ -80,7 +80,7 @@ func (s *Site) clientAddr(r *http.Request) string {
 	if h, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
 		host = h
 	}
-	if len(s.opts.TrustedProxies) == 0 || !s.trusted(host) {
+	if a, err := netip.ParseAddr(host); err != nil || !s.trusted(a) {
 		return host
 	}
 	// From the right: the hops our proxies added, until one they did not.
@@ -95,7 +95,7 @@ func (s *Site) clientAddr(r *http.Request) string {
 		if err != nil {
 			return host // a hop that is no address: trust nothing before it
 		}
-		if !s.trusted(a.Unmap().String()) {
+		if !s.trusted(a) {
 			return a.Unmap().String()
 		}
 	}
@@ -103,11 +103,7 @@ func (s *Site) clientAddr(r *http.Request) string {
 }
 
 // trusted reports whether an address is one of the site's proxies.
-func (s *Site) trusted(addr string) bool {
-	a, err := netip.ParseAddr(addr)
-	if err != nil {
-		return false
-	}
+func (s *Site) trusted(a netip.Addr) bool {
 	a = a.Unmap()
 	for _, p := range s.opts.TrustedProxies {
 		if p.Contains(a) {
