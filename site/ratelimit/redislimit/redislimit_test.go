@@ -30,8 +30,11 @@ func TestRedis_SharedBehaviour(t *testing.T) {
 // Two limiters on one Redis (two instances of a site) share one count.
 func TestRedis_InstancesShareOneLimit(t *testing.T) {
 	srv := servers.StartRedis(t)
-	a := redislimit.New(redis.NewClient(&redis.Options{Addr: srv.Addr}), nil)
-	b := redislimit.New(redis.NewClient(&redis.Options{Addr: srv.Addr}), nil)
+	// The count, not the timeout: the first call dials and loads the
+	// script, which on a loaded machine can take longer than the default.
+	opts := &redislimit.Options{Timeout: 5 * time.Second}
+	a := redislimit.New(redis.NewClient(&redis.Options{Addr: srv.Addr}), opts)
+	b := redislimit.New(redis.NewClient(&redis.Options{Addr: srv.Addr}), opts)
 	lim := ratelimit.Limit{Rate: 5, Per: time.Hour, Burst: 5}
 	allowed := 0
 	for i := range 10 {
