@@ -90,36 +90,57 @@ func (l *load) pct(p int) time.Duration {
 // drive sends GETs for the graph from workers goroutines for duration, on
 // kept-alive connections, and stops by itself.
 func drive(ctx context.Context, target string, workers int, duration time.Duration) (load, error) {
+	return driveWith(ctx, workers, duration, func(int, int) *http.Request {
+		req, _ := http.NewRequest("GET", target, nil)
+		req.Header.Set("Accept", protocol.MediaType)
+		return req
+	})
+}
+
+// driveWith sends the requests next makes (for a worker and its n-th
+// request) from workers goroutines for duration, on kept-alive
+// connections, and stops by itself. An answer of 400 or more is an error:
+// a fast refusal must not pass for throughput.
+func driveWith(ctx context.Context, workers int, duration time.Duration, next func(worker, n int) *http.Request) (load, error) {
 	tr := &http.Transport{MaxIdleConnsPerHost: workers, MaxConnsPerHost: workers}
 	defer tr.CloseIdleConnections()
-	hc := &http.Client{Transport: tr, Timeout: 5 * time.Second}
+	hc := &http.Client{Transport: tr, Timeout: 5 * time.Second,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	ctx, cancel := context.WithTimeout(ctx, duration)
 	defer cancel()
 	var mu sync.Mutex
 	var total load
 	var firstErr error
+	fail := func(err error) {
+		mu.Lock()
+		if firstErr == nil {
+			firstErr = err
+		}
+		mu.Unlock()
+	}
 	var wg sync.WaitGroup
 	start := time.Now()
-	for range workers {
+	for w := range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			var mine []time.Duration
-			for ctx.Err() == nil {
-				req, _ := http.NewRequest("GET", target, nil)
-				req.Header.Set("Accept", protocol.MediaType)
+			for n := 0; ctx.Err() == nil; n++ {
+				req := next(w, n).WithContext(ctx)
 				t0 := time.Now()
 				res, err := hc.Do(req)
 				if err != nil {
 					if ctx.Err() == nil {
-						mu.Lock()
-						firstErr = err
-						mu.Unlock()
+						fail(err)
 					}
 					break
 				}
 				io.Copy(io.Discard, res.Body)
 				res.Body.Close()
+				if res.StatusCode >= 400 {
+					fail(fmt.Errorf("%s %s: %s", req.Method, req.URL.Path, res.Status))
+					break
+				}
 				mine = append(mine, time.Since(t0))
 			}
 			mu.Lock()

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
-	"testing"
 )
 
 // Nginx is an nginx of a test.
@@ -20,7 +19,7 @@ type Nginx struct {
 // (its listen directive is written for a free loopback port: use
 // {{LISTEN}} where it goes, and {{DIR}} for a directory of its own, such
 // as the cache's); it stops when the test ends.
-func StartNginx(t testing.TB, httpBlock string) *Nginx {
+func StartNginx(t T, httpBlock string) *Nginx {
 	t.Helper()
 	exe := need(t, "nginx", "nginx-light")
 	dir := t.TempDir()

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"syscall"
-	"testing"
 	"time"
 )
 
@@ -21,13 +20,13 @@ type Postgres struct {
 	bin  string
 	dir  string
 	cmd  *exec.Cmd
-	t    testing.TB
+	t    T
 }
 
 // StartPostgres initialises a cluster in its own directory and starts it
 // on a free loopback port, as the postgres user when the test runs as root
 // (PostgreSQL refuses to run as root); it stops when the test ends.
-func StartPostgres(t testing.TB) *Postgres {
+func StartPostgres(t T) *Postgres {
 	t.Helper()
 	initdb := need(t, "initdb", "postgresql")
 	if real, err := filepath.EvalSymlinks(initdb); err == nil {

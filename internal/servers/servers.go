@@ -11,12 +11,24 @@ import (
 	"os"
 	"os/exec"
 	"syscall"
-	"testing"
 	"time"
 )
 
+// T is what the helpers need of a test: testing.TB has it, and so can a
+// program (the benchmarks) that starts the same servers outside a test.
+// Fatal, Fatalf and Skipf must not return.
+type T interface {
+	Helper()
+	Cleanup(func())
+	TempDir() string
+	Errorf(format string, args ...any)
+	Fatal(args ...any)
+	Fatalf(format string, args ...any)
+	Skipf(format string, args ...any)
+}
+
 // need finds a program, or skips (fails in CI) naming the package.
-func need(t testing.TB, program, debian string) string {
+func need(t T, program, debian string) string {
 	t.Helper()
 	for _, dir := range []string{"", "/usr/sbin/", "/usr/lib/postgresql/15/bin/", "/usr/local/bin/"} {
 		if p, err := exec.LookPath(dir + program); err == nil {
@@ -31,7 +43,7 @@ func need(t testing.TB, program, debian string) string {
 }
 
 // FreePort returns a loopback port nothing listens on.
-func FreePort(t testing.TB) int {
+func FreePort(t T) int {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -60,12 +72,12 @@ type Redis struct {
 	exe  string
 	dir  string
 	cmd  *exec.Cmd
-	t    testing.TB
+	t    T
 }
 
 // StartRedis starts redis-server on a free loopback port, without
 // persistence; it stops when the test ends.
-func StartRedis(t testing.TB) *Redis {
+func StartRedis(t T) *Redis {
 	t.Helper()
 	r := &Redis{exe: need(t, "redis-server", "redis-server"), dir: t.TempDir(), t: t,
 		Addr: fmt.Sprintf("127.0.0.1:%d", FreePort(t))}
