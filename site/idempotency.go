@@ -67,6 +67,13 @@ type IdempotencyRecord struct {
 // IdempotencyStore keeps keys. A site with several instances shares one
 // (the demo store keeps them in its database, so that an action commits
 // its key in its own transaction). The default keeps them in memory.
+//
+// A store whose actions all commit their key in their own transaction may
+// claim lazily: Claim then only reads, returns claimed true for a key it
+// does not hold, and the action's transaction writes the key (from
+// [IdempotencyOf]) with its changes, refusing to commit when another call
+// wrote it first. Two concurrent repeats then both start, and only one
+// commits; the other's changes roll back and it answers 409.
 type IdempotencyStore interface {
 	// Claim takes key, within scope, for a call with fingerprint: when the
 	// key is new, or running with a lease that ended, it records it as
@@ -84,6 +91,10 @@ type IdempotencyStore interface {
 // commits it in its own transaction.
 type IdempotencyClaim struct {
 	Scope, Key, Claim string
+	// Fingerprint is the call's, and Expires when the key may be
+	// forgotten: what a store that claims lazily writes with the key.
+	Fingerprint string
+	Expires     time.Time
 }
 
 type idemKey struct{}
@@ -134,7 +145,7 @@ func (c *call) idempotency() *Error {
 	}
 	switch {
 	case claimed:
-		c.idem = &IdempotencyClaim{Scope: scope, Key: c.idemKey, Claim: claim}
+		c.idem = &IdempotencyClaim{Scope: scope, Key: c.idemKey, Claim: claim, Fingerprint: fp, Expires: time.Now().Add(c.site.opts.IdempotencyTTL)}
 		c.r.Request = c.r.Request.WithContext(context.WithValue(c.r.Context(), idemKey{}, *c.idem))
 		return nil
 	case rec.Fingerprint != fp:

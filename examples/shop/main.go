@@ -199,6 +199,10 @@ Ctrl-C stops the shop.
 		if err := srv.Shutdown(shutdown); err != nil {
 			return err
 		}
+		// The deltas of the last idempotent calls, written behind their answers.
+		if err := store.IdempotencyKeys().Flush(shutdown); err != nil {
+			logger.Error("writing the last idempotent calls' deltas", "err", err)
+		}
 	}
 	return nil
 }

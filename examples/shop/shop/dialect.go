@@ -13,6 +13,7 @@ import (
 type DB struct {
 	*sql.DB
 	postgres bool
+	stmts    statements // queries kept prepared on SQLite (statements.go)
 }
 
 // Postgres reports whether the database is PostgreSQL.
@@ -38,10 +39,48 @@ func (c conn) QueryRowContext(ctx context.Context, q string, args ...any) *sql.R
 	return c.db.DB.QueryRowContext(ctx, c.db.rebind(q), args...)
 }
 
+// prepared is the database with q kept prepared (on SQLite), for the
+// queries that run on every call of a kind.
+func (c conn) prepared(ctx context.Context, q string) querier {
+	if s := c.db.stmt(ctx, q, true); s != nil {
+		return stmtQuerier{s}
+	}
+	return c
+}
+
 // Tx is a transaction of the store, with the same queries.
 type Tx struct {
-	tx *sql.Tx
-	db *DB
+	tx     *sql.Tx
+	db     *DB
+	misses []string // queries to prepare once the transaction has ended
+}
+
+// prepared is the transaction with q kept prepared (on SQLite): prepared
+// on the pool once the transaction has ended, since SQLite's pool has one
+// connection and the transaction holds it.
+func (t *Tx) prepared(ctx context.Context, q string) querier {
+	if t.db.postgres {
+		return t
+	}
+	if s := t.db.stmt(ctx, q, false); s != nil {
+		return stmtQuerier{t.tx.StmtContext(ctx, s)}
+	}
+	t.misses = append(t.misses, q)
+	return t
+}
+
+// stmtQuerier runs one prepared statement; the query text it is given is
+// the statement's own.
+type stmtQuerier struct{ s *sql.Stmt }
+
+func (q stmtQuerier) ExecContext(ctx context.Context, _ string, args ...any) (sql.Result, error) {
+	return q.s.ExecContext(ctx, args...)
+}
+func (q stmtQuerier) QueryContext(ctx context.Context, _ string, args ...any) (*sql.Rows, error) {
+	return q.s.QueryContext(ctx, args...)
+}
+func (q stmtQuerier) QueryRowContext(ctx context.Context, _ string, args ...any) *sql.Row {
+	return q.s.QueryRowContext(ctx, args...)
 }
 
 func (t *Tx) ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error) {

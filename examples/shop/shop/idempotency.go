@@ -5,101 +5,238 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/affordances-go/affordances/site"
 )
 
 // IdempotencyKeys keeps the site's Idempotency-Keys (site.IdempotencyStore)
-// in the store's database, so that every instance sees them and an action
-// commits its call's key in its own transaction: the key and the order
-// commit together, and a call cut after its commit is never run again.
-type IdempotencyKeys struct{ s *Store }
+// in the store's database, so that every instance sees them.
+//
+// It claims lazily (see site.IdempotencyStore): every action of the store
+// writes in Store.tx, which writes the call's key in the same transaction
+// as the action's changes, so the key and the order commit together and a
+// call cut after its commit is never run again. Before the action, a key
+// is only read. After it, the delta is written behind the answer, a few
+// milliseconds later and many at a time (deltaWriter), so that a key costs
+// a call no commit of its own; a repeat that comes in between waits for it.
+type IdempotencyKeys struct {
+	s      *Store
+	writer deltaWriter
+}
 
 // IdempotencyKeys returns the store's keys.
-func (s *Store) IdempotencyKeys() *IdempotencyKeys { return &IdempotencyKeys{s} }
+func (s *Store) IdempotencyKeys() *IdempotencyKeys { return s.keys }
 
-// Claim implements site.IdempotencyStore.
+// deltaGrace is how long after its commit a key's delta may still be on its
+// way; past it, a repeat is told that the first answer was lost.
+const deltaGrace = 500 * time.Millisecond
+
+// Claim implements site.IdempotencyStore: it reads the key, and claims a
+// new one lazily.
 func (k *IdempotencyKeys) Claim(ctx context.Context, scope, key, fp, claim string, lease, ttl time.Duration) (site.IdempotencyRecord, bool, error) {
-	now := k.s.now()
-	for range 2 {
-		res, err := k.s.db.ExecContext(ctx, `INSERT INTO idempotency_keys (scope, key, fingerprint, state, claim, lease_until, expires_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (scope, key) DO NOTHING`,
-			scope, key, fp, string(site.KeyRunning), claim, now.Add(lease).UnixMilli(), now.Add(ttl).UnixMilli())
-		if err != nil {
-			return site.IdempotencyRecord{}, false, fmt.Errorf("claiming a key: %w", err)
+	for {
+		r, found, err := k.read(ctx, scope, key)
+		switch {
+		case err != nil:
+			return r, false, err
+		case !found:
+			return site.IdempotencyRecord{}, true, nil // Store.tx writes it
+		case r.State != site.KeyCommitted:
+			return r, false, nil
 		}
-		if n, _ := res.RowsAffected(); n == 1 {
-			return site.IdempotencyRecord{}, true, nil
+		// Committed: its delta is written behind its answer.
+		if d, ok := k.writer.pending(scope, key, r.Claim); ok {
+			r.State, r.Delta = site.KeyDone, d
+			return r, false, nil
 		}
-		var r site.IdempotencyRecord
-		var state, delta string
-		var leaseUntil, expires int64
-		err = k.s.db.QueryRowContext(ctx, `SELECT fingerprint, state, claim, delta, lease_until, expires_at FROM idempotency_keys WHERE scope = ? AND key = ?`,
-			scope, key).Scan(&r.Fingerprint, &state, &r.Claim, &delta, &leaseUntil, &expires)
-		if errors.Is(err, sql.ErrNoRows) {
-			continue // released meanwhile: claim again
+		wait := time.Until(r.LeaseUntil)
+		if wait <= 0 {
+			return r, false, nil // the first answer was lost
 		}
-		if err != nil {
-			return site.IdempotencyRecord{}, false, fmt.Errorf("reading a key: %w", err)
+		select {
+		case <-ctx.Done():
+			return r, false, ctx.Err()
+		case <-time.After(min(wait, 20*time.Millisecond)):
 		}
-		r.State, r.Delta, r.LeaseUntil = site.IdempotencyState(state), []byte(delta), time.UnixMilli(leaseUntil)
-		if now.UnixMilli() > expires {
-			// Past its time: forget it, and claim it afresh.
-			if _, err := k.s.db.ExecContext(ctx, `DELETE FROM idempotency_keys WHERE scope = ? AND key = ? AND expires_at < ?`, scope, key, now.UnixMilli()); err != nil {
-				return site.IdempotencyRecord{}, false, err
-			}
-			continue
-		}
-		if r.State == site.KeyRunning && r.Fingerprint == fp && now.After(r.LeaseUntil) {
-			// The call that held it died before its action committed:
-			// take it over, unless another request just did.
-			res, err := k.s.db.ExecContext(ctx, `UPDATE idempotency_keys SET claim = ?, lease_until = ? WHERE scope = ? AND key = ? AND claim = ? AND state = ?`,
-				claim, now.Add(lease).UnixMilli(), scope, key, r.Claim, string(site.KeyRunning))
-			if err != nil {
-				return site.IdempotencyRecord{}, false, err
-			}
-			if n, _ := res.RowsAffected(); n == 1 {
-				return site.IdempotencyRecord{}, true, nil
-			}
+	}
+}
+
+// read returns a key's record, forgetting it when it is past its time.
+func (k *IdempotencyKeys) read(ctx context.Context, scope, key string) (site.IdempotencyRecord, bool, error) {
+	var r site.IdempotencyRecord
+	var state, delta string
+	var leaseUntil, expires int64
+	const q = `SELECT fingerprint, state, claim, delta, lease_until, expires_at FROM idempotency_keys WHERE scope = ? AND key = ?`
+	err := k.s.db.prepared(ctx, q).QueryRowContext(ctx, q, scope, key).Scan(&r.Fingerprint, &state, &r.Claim, &delta, &leaseUntil, &expires)
+	if errors.Is(err, sql.ErrNoRows) {
+		return r, false, nil
+	}
+	if err != nil {
+		return r, false, fmt.Errorf("reading a key: %w", err)
+	}
+	if now := k.s.now().UnixMilli(); now > expires {
+		if _, err := k.s.db.ExecContext(ctx, `DELETE FROM idempotency_keys WHERE scope = ? AND key = ? AND expires_at < ?`, scope, key, now); err != nil {
+			return r, false, fmt.Errorf("forgetting a key: %w", err)
 		}
 		return r, false, nil
 	}
-	return site.IdempotencyRecord{}, false, errors.New("claiming a key: it keeps changing")
+	r.State, r.Delta, r.LeaseUntil = site.IdempotencyState(state), []byte(delta), time.UnixMilli(leaseUntil)
+	return r, true, nil
 }
 
-// Finish implements site.IdempotencyStore.
-func (k *IdempotencyKeys) Finish(ctx context.Context, scope, key, claim string, delta []byte) error {
-	_, err := k.s.db.ExecContext(ctx, `UPDATE idempotency_keys SET state = ?, delta = ? WHERE scope = ? AND key = ? AND claim = ?`,
-		string(site.KeyDone), string(delta), scope, key, claim)
-	return err
+// Finish implements site.IdempotencyStore: the delta is written behind
+// the answer, with others.
+func (k *IdempotencyKeys) Finish(_ context.Context, scope, key, claim string, delta []byte) error {
+	k.writer.add(k, scope, key, claim, delta)
+	return nil
 }
 
-// Release implements site.IdempotencyStore.
+// Release implements site.IdempotencyStore. A failed call's transaction
+// rolled back with its key, so there is nothing to forget but a key some
+// other store's Claim wrote.
 func (k *IdempotencyKeys) Release(ctx context.Context, scope, key, claim string) error {
 	_, err := k.s.db.ExecContext(ctx, `DELETE FROM idempotency_keys WHERE scope = ? AND key = ? AND claim = ? AND state = ?`,
 		scope, key, claim, string(site.KeyRunning))
 	return err
 }
 
-// errKeyLost: the call's key was taken over by a retry while it ran.
-var errKeyLost = site.Unavailable("a retry with this Idempotency-Key took it over while this call ran; nothing was done by this one")
+// Flush writes the deltas still waiting; the store's main calls it before
+// it exits.
+func (k *IdempotencyKeys) Flush(ctx context.Context) error { return k.writer.flush(ctx, k) }
 
-// commitKey marks the key of the call running with ctx, if it has one, as
-// committed inside the transaction that writes the action's changes. If
-// the call no longer holds it, the transaction is rolled back.
+// errKeyLost: another call with the same key committed first.
+var errKeyLost = site.Unavailable("another call with this Idempotency-Key ran first, and nothing was done by this one: repeat the call later to get that call's answer")
+
+// commitKey writes the key of the call running with ctx, if it has one,
+// inside the transaction that writes the action's changes: it is the
+// key's claim. If another call holds the key, the transaction is rolled
+// back. A call that commits several transactions writes it once.
 func commitKey(ctx context.Context, tx *Tx) error {
 	c, ok := site.IdempotencyOf(ctx)
 	if !ok {
 		return nil
 	}
-	res, err := tx.ExecContext(ctx, `UPDATE idempotency_keys SET state = ? WHERE scope = ? AND key = ? AND claim = ? AND state IN (?, ?)`,
-		string(site.KeyCommitted), c.Scope, c.Key, c.Claim, string(site.KeyRunning), string(site.KeyCommitted))
+	now := time.Now()
+	const q = `INSERT INTO idempotency_keys (scope, key, fingerprint, state, claim, lease_until, expires_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (scope, key) DO UPDATE SET state = idempotency_keys.state WHERE idempotency_keys.claim = excluded.claim`
+	res, err := tx.prepared(ctx, q).ExecContext(ctx, q, c.Scope, c.Key, c.Fingerprint, string(site.KeyCommitted), c.Claim, now.Add(deltaGrace).UnixMilli(), c.Expires.UnixMilli())
 	if err != nil {
-		return err
+		return fmt.Errorf("writing the call's key: %w", err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		return errKeyLost
 	}
+	return nil
+}
+
+// deltaWriter writes finished calls' deltas in batches, shortly after
+// their answers: one transaction for all that finished in the meantime.
+// Until a delta is written, Claim reads it from here on this instance,
+// and waits for it on the others.
+type deltaWriter struct {
+	mu      sync.Mutex
+	waiting map[[2]string]pendingDelta
+	running bool
+}
+
+type pendingDelta struct {
+	claim string
+	delta []byte
+}
+
+// batchEvery is how long the writer gathers deltas before it writes them.
+const batchEvery = 20 * time.Millisecond
+
+func (w *deltaWriter) add(k *IdempotencyKeys, scope, key, claim string, delta []byte) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.waiting == nil {
+		w.waiting = map[[2]string]pendingDelta{}
+	}
+	w.waiting[[2]string{scope, key}] = pendingDelta{claim, delta}
+	if !w.running {
+		w.running = true
+		go w.run(k)
+	}
+}
+
+func (w *deltaWriter) pending(scope, key, claim string) ([]byte, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	p, ok := w.waiting[[2]string{scope, key}]
+	if !ok || p.claim != claim {
+		return nil, false
+	}
+	return p.delta, true
+}
+
+// run writes batches until none is waiting, then ends. After three
+// failures in a row (the database is gone) it drops what waits: those
+// keys stay committed, and a repeat is told that the first answer was
+// lost, which is true.
+func (w *deltaWriter) run(k *IdempotencyKeys) {
+	failures := 0
+	for {
+		time.Sleep(batchEvery)
+		if err := w.flush(context.Background(), k); err != nil {
+			failures++
+			slog.Error("shop: writing the deltas of idempotent calls", "err", err, "try", failures)
+			if failures == 3 {
+				w.mu.Lock()
+				clear(w.waiting)
+				w.mu.Unlock()
+			}
+			time.Sleep(100 * time.Millisecond)
+		} else {
+			failures = 0
+		}
+		w.mu.Lock()
+		if len(w.waiting) == 0 {
+			w.running = false
+			w.mu.Unlock()
+			return
+		}
+		w.mu.Unlock()
+	}
+}
+
+// flush writes every delta waiting, in one transaction.
+func (w *deltaWriter) flush(ctx context.Context, k *IdempotencyKeys) error {
+	w.mu.Lock()
+	batch := make(map[[2]string]pendingDelta, len(w.waiting))
+	for id, p := range w.waiting {
+		batch[id] = p
+	}
+	w.mu.Unlock()
+	if len(batch) == 0 {
+		return nil
+	}
+	t, err := k.s.raw.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	tx := &Tx{tx: t, db: k.s.raw}
+	defer func() { k.s.raw.prepareLater(ctx, tx.misses) }()
+	const q = `UPDATE idempotency_keys SET state = ?, delta = ? WHERE scope = ? AND key = ? AND claim = ?`
+	for id, p := range batch {
+		if _, err := tx.prepared(ctx, q).ExecContext(ctx, q, string(site.KeyDone), string(p.delta), id[0], id[1], p.claim); err != nil {
+			t.Rollback()
+			return err
+		}
+	}
+	if err := t.Commit(); err != nil {
+		return err
+	}
+	w.mu.Lock()
+	for id, p := range batch {
+		if cur, ok := w.waiting[id]; ok && cur.claim == p.claim {
+			delete(w.waiting, id)
+		}
+	}
+	w.mu.Unlock()
 	return nil
 }

@@ -3,9 +3,11 @@ package shop_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/affordances-go/affordances/examples/shop/shop"
@@ -71,5 +73,60 @@ func TestPlaceOrder_OnceWithAnIdempotencyKey(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// Concurrent repeats of one keyed call, before the first has answered:
+// one order, and every answer is that order's delta or a refusal that
+// says nothing was done (409; 429 past placeOrder's limit). On both databases, where the key is claimed in the
+// order's own transaction.
+func TestPlaceOrder_ConcurrentRepeatsOfOneKey(t *testing.T) {
+	dbs := map[string]func(t *testing.T) string{
+		"sqlite":   func(t *testing.T) string { return filepath.Join(t.TempDir(), "shop.db") },
+		"postgres": func(t *testing.T) string { return servers.StartPostgres(t).URL },
+	}
+	for _, name := range []string{"sqlite", "postgres"} {
+		t.Run(name, func(t *testing.T) {
+			s := shoptest.StartOn(t, dbs[name](t), shop.Options{NoApprovals: true})
+			agent := &client{t: t, base: s.URL, bearer: s.Token, http: http.DefaultClient}
+			for round := range 4 {
+				agent.call("/products/heavyweight-tee", "addToCart", map[string]any{"sku": "TEE-BLK-M"}, false)
+				key := fmt.Sprintf("order-%d", round)
+				codes := make([]int, 6)
+				var wg sync.WaitGroup
+				for i := range codes {
+					wg.Go(func() {
+						req, _ := http.NewRequest("POST", s.URL+"/checkout", strings.NewReader(`{"action":"placeOrder","confirm":true}`))
+						req.Header.Set("Content-Type", protocol.MediaType)
+						req.Header.Set("Authorization", "Bearer "+s.Token)
+						req.Header.Set("Idempotency-Key", key)
+						res, err := http.DefaultClient.Do(req)
+						if err != nil {
+							t.Error(err)
+							return
+						}
+						res.Body.Close()
+						codes[i] = res.StatusCode
+					})
+				}
+				wg.Wait()
+				ok := 0
+				for _, c := range codes {
+					switch c {
+					case 200:
+						ok++
+					case 409, 429: // running, or over placeOrder's limit: nothing done
+					default:
+						t.Fatalf("round %d: answers %v", round, codes)
+					}
+				}
+				if ok == 0 {
+					t.Fatalf("round %d: no call placed the order: %v", round, codes)
+				}
+				if n := s.Orders(t); n != round+1 {
+					t.Fatalf("round %d: %d orders after %d keys (answers %v)", round, n, round+1, codes)
+				}
+			}
+		})
 	}
 }

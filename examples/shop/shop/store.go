@@ -19,6 +19,7 @@ type Store struct {
 	// hashes. Verification reads the factor stored with each hash.
 	PasswordIterations int
 	now                func() time.Time
+	keys               *IdempotencyKeys
 }
 
 // Ping reports whether the database answers.
@@ -26,7 +27,9 @@ func (s *Store) Ping(ctx context.Context) error { return s.raw.PingContext(ctx) 
 
 // NewStore returns a store over an open database (see Open).
 func NewStore(db *DB) *Store {
-	return &Store{db: conn{db}, raw: db, PasswordIterations: 600_000, now: time.Now}
+	s := &Store{db: conn{db}, raw: db, PasswordIterations: 600_000, now: time.Now}
+	s.keys = &IdempotencyKeys{s: s}
+	return s
 }
 
 // ErrNotFound is returned for a product, order or token that does not
@@ -55,6 +58,7 @@ func (s *Store) tx(ctx context.Context, f func(*Tx) error) error {
 		return err
 	}
 	tx := &Tx{tx: t, db: s.raw}
+	defer func() { s.raw.prepareLater(ctx, tx.misses) }()
 	if err := f(tx); err != nil {
 		t.Rollback()
 		return err

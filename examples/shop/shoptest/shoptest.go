@@ -50,8 +50,11 @@ func StartOn(t testing.TB, dsn string, opts shop.Options) *Shop {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { db.Close() })
 	store := shop.NewStore(db)
+	t.Cleanup(func() {
+		store.IdempotencyKeys().Flush(context.Background())
+		db.Close()
+	})
 	store.PasswordIterations = 1000 // tests sign in often; the store's default is 600,000
 	if err := store.Seed(ctx); err != nil {
 		t.Fatal(err)
