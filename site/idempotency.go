@@ -219,15 +219,29 @@ func idempotencyKeyOf(hr *http.Request) string {
 }
 
 // MemoryIdempotency is an IdempotencyStore in memory, for one instance and
-// for tests.
+// for tests. Keys are forgotten when their time is up, oldest first, at a
+// constant cost per call; past MaxKeys the oldest go even before.
 type MemoryIdempotency struct {
-	mu sync.Mutex
-	m  map[[2]string]memKey
+	// MaxKeys bounds the keys kept, so that memory stays bounded whatever
+	// callers send. Default 100,000.
+	MaxKeys int
+
+	mu    sync.Mutex
+	m     map[[2]string]memKey
+	order []memEntry // the keys in the order they were claimed
+	head  int        // order[head:] are still to be forgotten
+	seq   uint64
 }
 
 type memKey struct {
 	IdempotencyRecord
 	expires time.Time
+	seq     uint64 // which claim of the key this is, to match order
+}
+
+type memEntry struct {
+	k   [2]string
+	seq uint64
 }
 
 // NewMemoryIdempotency returns an empty store.
@@ -235,23 +249,47 @@ func NewMemoryIdempotency() *MemoryIdempotency {
 	return &MemoryIdempotency{m: map[[2]string]memKey{}}
 }
 
+// forget drops the keys whose time is up, and the oldest past MaxKeys.
+func (s *MemoryIdempotency) forget(now time.Time) {
+	max := s.MaxKeys
+	if max <= 0 {
+		max = 100_000
+	}
+	for s.head < len(s.order) {
+		e := s.order[s.head]
+		r, ok := s.m[e.k]
+		current := ok && r.seq == e.seq
+		if current && now.Before(r.expires) && len(s.m) < max {
+			break
+		}
+		if current {
+			delete(s.m, e.k)
+		}
+		s.order[s.head] = memEntry{}
+		s.head++
+	}
+	if s.head > 1024 && s.head > len(s.order)/2 {
+		s.order = append(s.order[:0], s.order[s.head:]...)
+		s.head = 0
+	}
+}
+
 // Claim implements IdempotencyStore.
 func (s *MemoryIdempotency) Claim(_ context.Context, scope, key, fp, claim string, lease, ttl time.Duration) (IdempotencyRecord, bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	now := time.Now()
-	if len(s.m) > 10_000 {
-		for k, v := range s.m {
-			if now.After(v.expires) {
-				delete(s.m, k)
-			}
-		}
+	if s.m == nil {
+		s.m = map[[2]string]memKey{}
 	}
+	now := time.Now()
+	s.forget(now)
 	k := [2]string{scope, key}
 	if r, ok := s.m[k]; ok && now.Before(r.expires) && !(r.State == KeyRunning && now.After(r.LeaseUntil) && r.Fingerprint == fp) {
 		return r.IdempotencyRecord, false, nil
 	}
-	s.m[k] = memKey{IdempotencyRecord{Fingerprint: fp, State: KeyRunning, Claim: claim, LeaseUntil: now.Add(lease)}, now.Add(ttl)}
+	s.seq++
+	s.m[k] = memKey{IdempotencyRecord{Fingerprint: fp, State: KeyRunning, Claim: claim, LeaseUntil: now.Add(lease)}, now.Add(ttl), s.seq}
+	s.order = append(s.order, memEntry{k, s.seq})
 	return IdempotencyRecord{}, true, nil
 }
 

@@ -3,8 +3,10 @@ package site_test
 import (
 	"log/slog"
 	"net/url"
+	"strconv"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/affordances-go/affordances/protocol"
 	"github.com/affordances-go/affordances/site"
@@ -111,5 +113,39 @@ func TestIdempotency_ARepeatWhileTheFirstRuns(t *testing.T) {
 	close(sh.slow)
 	if code := <-done; code != 200 || sh.ran != 1 {
 		t.Errorf("the first: %d, ran %d", code, sh.ran)
+	}
+}
+
+// The memory store keeps at most MaxKeys keys, forgetting the oldest, and
+// what it keeps answers as before: memory stays bounded whatever callers
+// send, and a call's cost does not grow with the keys kept.
+func TestMemoryIdempotency_Bounded(t *testing.T) {
+	s := site.NewMemoryIdempotency()
+	s.MaxKeys = 100
+	ctx := t.Context()
+	for i := range 1000 {
+		k := strconv.Itoa(i)
+		if _, claimed, err := s.Claim(ctx, "caller", k, "fp", "c"+k, time.Minute, time.Hour); !claimed || err != nil {
+			t.Fatalf("key %d: claimed %v, %v", i, claimed, err)
+		}
+		if err := s.Finish(ctx, "caller", k, "c"+k, []byte(`{"ok":true}`)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The newest is still known: a repeat gets its delta.
+	r, claimed, _ := s.Claim(ctx, "caller", "999", "fp", "again", time.Minute, time.Hour)
+	if claimed || r.State != site.KeyDone || string(r.Delta) != `{"ok":true}` {
+		t.Errorf("the newest key: claimed %v, %+v", claimed, r)
+	}
+	// The oldest was forgotten: it is claimed afresh.
+	if _, claimed, _ := s.Claim(ctx, "caller", "0", "fp", "again", time.Minute, time.Hour); !claimed {
+		t.Error("the oldest key is still kept past MaxKeys")
+	}
+	// Expired keys go first.
+	s2 := site.NewMemoryIdempotency()
+	s2.Claim(ctx, "caller", "short", "fp", "c", time.Minute, time.Nanosecond)
+	time.Sleep(time.Millisecond)
+	if _, claimed, _ := s2.Claim(ctx, "caller", "short", "fp", "d", time.Minute, time.Hour); !claimed {
+		t.Error("an expired key was not forgotten")
 	}
 }
