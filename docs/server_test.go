@@ -188,6 +188,19 @@ func TestAddToCart(t *testing.T) {
 	}
 }
 
+// The guide's sign-in registration lists signIn on the page.
+func TestRegisterSignIn(t *testing.T) {
+	s := site.New(site.Options{Auth: auth, Logger: slog.New(slog.DiscardHandler)})
+	login := s.Page("/login", site.PageOptions{})
+	registerSignIn(login, func(r *site.Request, _ struct{}) (site.Result[site.NoOutput], error) {
+		return site.Result[site.NoOutput]{Message: "Signed in."}, nil
+	})
+	g := sitetest.New(t, s).Graph("/login")
+	if len(g.Actions) != 1 || g.Actions[0].Name != "signIn" {
+		t.Errorf("actions: %+v", g.Actions)
+	}
+}
+
 // loadProduct is the loader an existing application already has.
 func loadProduct(r *site.Request) (*site.State, error) {
 	st := &site.State{}

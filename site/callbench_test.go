@@ -75,7 +75,7 @@ func BenchmarkCall(b *testing.B) {
 	mux.HandleFunc("POST /p/{slug}", func(w http.ResponseWriter, r *http.Request) {
 		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, 1<<20))
 		if err != nil {
-			http.Error(w, "too big", 413)
+			http.Error(w, "too big", http.StatusRequestEntityTooLarge)
 			return
 		}
 		var env struct {

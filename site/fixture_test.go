@@ -184,7 +184,7 @@ func (f *fixture) readPages() {
 			return productKey.Get(st).Stock > 0, "sold out"
 		}},
 	}, func(r *site.Request, in addToCart) (site.Result[cartLine], error) {
-		return site.Result[cartLine]{Output: cartLine{in.SKU, in.Qty}}, nil
+		return site.Result[cartLine]{Output: cartLine(in)}, nil
 	})
 	site.Handle(p, site.Action{
 		Name: "review", Description: "Write a review", Expose: protocol.ExposeSession,

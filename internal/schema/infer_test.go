@@ -35,6 +35,7 @@ type everything struct {
 	Raw      json.RawMessage   `json:"raw"`
 	Shade    int               `json:"shade"` // hides Base.Shade
 	Skipped  string            `json:"-"`
+	//lint:ignore U1000 the field exists to prove that the schema skips it
 	hidden   string            // unexported: encoding/json skips it, so must the schema
 	NoTag    string
 }

@@ -1,4 +1,4 @@
-package conformance_test
+package e2e_test
 
 import (
 	"bytes"
@@ -327,7 +327,7 @@ func TestCatalogue_IDsAreUniqueAndDocumented(t *testing.T) {
 }
 
 func TestDocs_ListEveryCheck(t *testing.T) {
-	doc, err := os.ReadFile("../docs/conformance.md")
+	doc, err := os.ReadFile("../../../docs/conformance.md")
 	if err != nil {
 		t.Fatal(err)
 	}

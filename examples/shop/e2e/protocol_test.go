@@ -1,10 +1,12 @@
-package docs_test
+package e2e_test
 
 import (
 	"bytes"
 	"encoding/json"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -29,7 +31,7 @@ var exampleBlock = regexp.MustCompile("(?s)<!-- answer( \\(abridged\\))?: (GET|P
 // token, in the order of the guide, and compares the answer.
 func TestProtocolGuide_ExamplesAreWhatTheStoreAnswers(t *testing.T) {
 	s := shoptest.Start(t)
-	blocks := exampleBlock.FindAllStringSubmatch(read(t, "protocol.md"), -1)
+	blocks := exampleBlock.FindAllStringSubmatch(readDoc(t, "protocol.md"), -1)
 	if len(blocks) < 3 {
 		t.Fatalf("found %d marked examples in protocol.md", len(blocks))
 	}
@@ -108,4 +110,14 @@ func within(doc, real any) bool {
 		return true
 	}
 	return sameJSON(doc, real)
+}
+
+// readDoc reads a guide of docs/.
+func readDoc(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "..", "docs", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
