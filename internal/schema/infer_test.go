@@ -36,8 +36,8 @@ type everything struct {
 	Shade    int               `json:"shade"` // hides Base.Shade
 	Skipped  string            `json:"-"`
 	//lint:ignore U1000 the field exists to prove that the schema skips it
-	hidden   string            // unexported: encoding/json skips it, so must the schema
-	NoTag    string
+	hidden string // unexported: encoding/json skips it, so must the schema
+	NoTag  string
 }
 
 func TestInfer_ReadsEveryTagAndFollowsEncodingJSON(t *testing.T) {
