@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/affordances-go/affordances/internal/route"
 	"github.com/affordances-go/affordances/protocol"
 )
 
@@ -201,7 +202,7 @@ func (e *Env) crawl(ctx context.Context) {
 	}
 	routes := e.indexRoutes()
 	for _, r := range routes {
-		if !strings.Contains(r.route, "[") {
+		if !r.rt.HasParams() {
 			queue = append(queue, item{url: e.abs(r.route)})
 		}
 	}
@@ -257,38 +258,20 @@ func (e *Env) crawl(ctx context.Context) {
 // indexRoute is a route of the site index and the paths it matches.
 type indexRoute struct {
 	route string
-	re    *regexp.Regexp
+	rt    route.Route
 }
 
-// indexRoutes compiles the routes of the index, [name] matching one path
-// segment and [...name] the rest of the path.
+// indexRoutes parses the routes of the index (package internal/route:
+// [name] is one path segment, [...name] the rest of the path); a route
+// that does not parse matches nothing.
 func (e *Env) indexRoutes() []indexRoute {
 	if e.index == nil {
 		return nil
 	}
 	var out []indexRoute
 	for _, r := range e.index.Routes {
-		var b strings.Builder
-		b.WriteString("^")
-		rest := r.Route
-		for rest != "" {
-			i := strings.IndexByte(rest, '[')
-			j := strings.IndexByte(rest, ']')
-			if i < 0 || j < i {
-				b.WriteString(regexp.QuoteMeta(rest))
-				break
-			}
-			b.WriteString(regexp.QuoteMeta(rest[:i]))
-			if strings.HasPrefix(rest[i+1:j], "...") {
-				b.WriteString(".+")
-			} else {
-				b.WriteString("[^/]+")
-			}
-			rest = rest[j+1:]
-		}
-		b.WriteString("$")
-		if re, err := regexp.Compile(b.String()); err == nil {
-			out = append(out, indexRoute{route: r.Route, re: re})
+		if rt, err := route.Parse(r.Route); err == nil {
+			out = append(out, indexRoute{route: r.Route, rt: rt})
 		}
 	}
 	return out
@@ -303,8 +286,8 @@ func matchRoute(routes []indexRoute, u string) string {
 	}
 	found := ""
 	for _, r := range routes {
-		if r.re.MatchString(p.Path) {
-			if !strings.Contains(r.route, "[") {
+		if r.rt.Match(p.Path) {
+			if !r.rt.HasParams() {
 				return r.route
 			}
 			if found == "" {

@@ -6,9 +6,9 @@ import (
 	"html/template"
 	"strconv"
 	"strings"
-	"unicode"
 
 	"github.com/affordances-go/affordances/internal/schema"
+	"github.com/affordances-go/affordances/internal/words"
 )
 
 // actionField is the template helper that writes the hidden field naming
@@ -32,7 +32,7 @@ func actionForm(v *View, name string, presets ...any) (template.HTML, error) {
 		return "", nil // unknown or hidden from this person: nothing to show
 	}
 	fixed := map[string]string{}
-	button := humanize(name)
+	button := words.FromIdentifier(name)
 	for i := 0; i < len(presets); i += 2 {
 		k, val := fmt.Sprint(presets[i]), fmt.Sprint(presets[i+1])
 		if k == FormButtonPreset {
@@ -100,7 +100,7 @@ func writeControl(b *strings.Builder, action string, p schema.Property, value st
 		label = p.Schema.Description
 	}
 	if label == "" {
-		label = humanize(p.Name)
+		label = words.FromIdentifier(p.Name)
 	}
 	fmt.Fprintf(b, `<p class="field"><label for="%s">%s</label> `, id, esc(label))
 	req := ""
@@ -159,23 +159,4 @@ func writeControl(b *strings.Builder, action string, p schema.Property, value st
 		fmt.Fprintf(b, ` <span class="field-error" id="%s-error">%s</span>`, id, esc(msg))
 	}
 	b.WriteString(`</p>`)
-}
-
-// humanize turns an identifier such as addToCart into "Add to cart".
-func humanize(s string) string {
-	var b strings.Builder
-	for i, r := range s {
-		switch {
-		case i == 0:
-			b.WriteRune(unicode.ToUpper(r))
-		case unicode.IsUpper(r):
-			b.WriteByte(' ')
-			b.WriteRune(unicode.ToLower(r))
-		case r == '_' || r == '-' || r == '.':
-			b.WriteByte(' ')
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
 }

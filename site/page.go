@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/affordances-go/affordances/internal/route"
 	"github.com/affordances-go/affordances/protocol"
 )
 
@@ -90,7 +91,7 @@ func (s *Site) Page(pattern string, opts PageOptions) *Page {
 	if strings.HasSuffix(pattern, "/") {
 		pattern += "{$}"
 	}
-	route, err := bracketRoute(pattern)
+	route, err := route.FromPattern(pattern)
 	if err != nil {
 		panic("site: " + err.Error())
 	}
@@ -100,34 +101,6 @@ func (s *Site) Page(pattern string, opts PageOptions) *Page {
 	p := &Page{site: s, pattern: pattern, route: route, opts: opts, byName: map[string]*action{}, at: at}
 	s.pages = append(s.pages, p)
 	return p
-}
-
-// bracketRoute turns a ServeMux pattern into the protocol's route form:
-// {slug} becomes [slug], {path...} becomes [...path], and {$} is dropped.
-func bracketRoute(pattern string) (string, error) {
-	var b strings.Builder
-	rest := pattern
-	for {
-		i := strings.IndexByte(rest, '{')
-		if i < 0 {
-			b.WriteString(rest)
-			return b.String(), nil
-		}
-		b.WriteString(rest[:i])
-		j := strings.IndexByte(rest[i:], '}')
-		if j < 0 {
-			return "", fmt.Errorf("pattern %q: unclosed {", pattern)
-		}
-		name := rest[i+1 : i+j]
-		rest = rest[i+j+1:]
-		switch {
-		case name == "$":
-		case strings.HasSuffix(name, "..."):
-			b.WriteString("[..." + strings.TrimSuffix(name, "...") + "]")
-		default:
-			b.WriteString("[" + name + "]")
-		}
-	}
 }
 
 // checkPattern registers the pattern on the site's check mux, which

@@ -7,12 +7,13 @@ package mcptools
 
 import (
 	"encoding/json"
-	"regexp"
 	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/affordances-go/affordances/internal/route"
 	"github.com/affordances-go/affordances/internal/strictjson"
+	"github.com/affordances-go/affordances/internal/words"
 	"github.com/affordances-go/affordances/protocol"
 )
 
@@ -26,7 +27,7 @@ type Tool struct {
 	// PageArg is the argument that names the page; "" for a route
 	// without parameters.
 	PageArg string
-	pageRe  *regexp.Regexp // the paths of the route
+	page    route.Route // the paths of the route
 }
 
 // Reserved tool names: the two reading tools.
@@ -59,13 +60,17 @@ func Describe(routes []protocol.IndexRoute) []*Tool {
 	}
 	var out []*Tool
 	for _, r := range routes {
+		rt, err := route.Parse(r.Route)
+		if err != nil {
+			continue // no page could be checked against it
+		}
 		for _, a := range r.Actions {
 			name := a.Name
 			if count[a.Name] > 1 {
-				name = a.Name + "_on_" + routeWords(r.Route)
+				name = a.Name + "_on_" + rt.Words()
 			}
-			t := &Tool{Route: r.Route, Action: a, pageRe: routeRegexp(r.Route)}
-			if strings.Contains(r.Route, "[") {
+			t := &Tool{Route: r.Route, Action: a, page: rt}
+			if rt.HasParams() {
 				t.PageArg = "page"
 				if hasProperty(a.Input, "page") {
 					t.PageArg = "pagePath"
@@ -73,9 +78,9 @@ func Describe(routes []protocol.IndexRoute) []*Tool {
 			}
 			t.Def = &sdk.Tool{
 				Name:         name,
-				Title:        humanTitle(a.Name),
+				Title:        words.FromIdentifier(a.Name),
 				Description:  toolDescription(r, a, t.PageArg),
-				InputSchema:  withApproval(inputSchema(a.Input, t.PageArg, r.Route), a.Approval),
+				InputSchema:  withApproval(inputSchema(a.Input, t.PageArg, rt), a.Approval),
 				OutputSchema: outputSchema(a.Output),
 				Annotations:  annotations(a),
 			}
@@ -83,40 +88,6 @@ func Describe(routes []protocol.IndexRoute) []*Tool {
 		}
 	}
 	return out
-}
-
-// routeWords writes a route as a tool name's suffix.
-func routeWords(route string) string {
-	w := strings.Trim(strings.NewReplacer("[...", "", "[", "", "]", "", "/", "_").Replace(route), "_")
-	if w == "" {
-		return "home"
-	}
-	return w
-}
-
-// routeRegexp matches the paths of a route: [name] is one segment,
-// [...name] the rest of the path.
-func routeRegexp(route string) *regexp.Regexp {
-	var b strings.Builder
-	b.WriteString("^")
-	rest := route
-	for rest != "" {
-		i := strings.IndexByte(rest, '[')
-		j := strings.IndexByte(rest, ']')
-		if i < 0 || j < i {
-			b.WriteString(regexp.QuoteMeta(rest))
-			break
-		}
-		b.WriteString(regexp.QuoteMeta(rest[:i]))
-		if strings.HasPrefix(rest[i+1:j], "...") {
-			b.WriteString(`[^?#]+`)
-		} else {
-			b.WriteString(`[^/?#]+`)
-		}
-		rest = rest[j+1:]
-	}
-	b.WriteString(`(\?[^#]*)?$`)
-	return regexp.MustCompile(b.String())
 }
 
 func toolDescription(r protocol.IndexRoute, a protocol.ActionSummary, pageArg string) string {
@@ -147,7 +118,7 @@ func toolDescription(r protocol.IndexRoute, a protocol.ActionSummary, pageArg st
 
 // inputSchema is the action's input schema with the page argument added
 // for a route with parameters.
-func inputSchema(in json.RawMessage, pageArg, route string) json.RawMessage {
+func inputSchema(in json.RawMessage, pageArg string, rt route.Route) json.RawMessage {
 	if pageArg == "" {
 		return in
 	}
@@ -161,8 +132,8 @@ func inputSchema(in json.RawMessage, pageArg, route string) json.RawMessage {
 	}
 	props[pageArg] = map[string]any{
 		"type":        "string",
-		"description": "the path of the page to act on, of the route " + route + " (such as one its nav or the site index leads to)",
-		"pattern":     routeRegexp(route).String(),
+		"description": "the path of the page to act on, of the route " + rt.String() + " (such as one its nav or the site index leads to)",
+		"pattern":     rt.Pattern(),
 	}
 	s["properties"] = props
 	req, _ := s["required"].([]any)
@@ -203,7 +174,7 @@ func outputSchema(out json.RawMessage) json.RawMessage {
 // annotations give a host the hints MCP has for an action.
 func annotations(a protocol.ActionSummary) *sdk.ToolAnnotations {
 	no, yes := false, true
-	an := &sdk.ToolAnnotations{Title: humanTitle(a.Name), ReadOnlyHint: a.ReadOnly, OpenWorldHint: &no}
+	an := &sdk.ToolAnnotations{Title: words.FromIdentifier(a.Name), ReadOnlyHint: a.ReadOnly, OpenWorldHint: &no}
 	if !a.ReadOnly {
 		if a.Expose == protocol.ExposeConfirm {
 			an.DestructiveHint = &yes
@@ -221,25 +192,6 @@ func hasProperty(schema json.RawMessage, name string) bool {
 	json.Unmarshal(schema, &s)
 	_, ok := s.Properties[name]
 	return ok
-}
-
-// humanTitle turns addToCart into "Add to cart".
-func humanTitle(s string) string {
-	var b strings.Builder
-	for i, r := range s {
-		switch {
-		case i == 0:
-			b.WriteString(strings.ToUpper(string(r)))
-		case r >= 'A' && r <= 'Z':
-			b.WriteByte(' ')
-			b.WriteString(strings.ToLower(string(r)))
-		case r == '_' || r == '-' || r == '.':
-			b.WriteByte(' ')
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
 }
 
 // ApprovalArg is the argument of an action with approval that names the
@@ -317,7 +269,7 @@ func (t *Tool) arguments(raw json.RawMessage) (page string, input json.RawMessag
 	if !ok {
 		return "", nil, invalid("is required: the path of a page of " + t.Route)
 	}
-	if json.Unmarshal(v, &page) != nil || !t.pageRe.MatchString(page) {
+	if json.Unmarshal(v, &page) != nil || !t.page.Match(page) {
 		return "", nil, invalid("must be the path of a page of " + t.Route)
 	}
 	delete(args, t.PageArg)

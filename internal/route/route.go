@@ -1,0 +1,122 @@
+// Package route is the protocol's route syntax, in one place for the
+// site, its MCP tools and the conformance checker: a path in which [name]
+// stands for one segment and [...name] for the rest of the path, as in
+// /products/[slug] or /docs/[...path].
+package route
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// Route is a parsed route.
+type Route struct {
+	text   string
+	params bool
+	re     *regexp.Regexp
+}
+
+// Parse parses a route. Brackets must pair up and name something.
+func Parse(s string) (Route, error) {
+	var b strings.Builder
+	b.WriteString("^")
+	rest := s
+	params := false
+	for rest != "" {
+		i := strings.IndexByte(rest, '[')
+		if i < 0 {
+			if strings.IndexByte(rest, ']') >= 0 {
+				return Route{}, fmt.Errorf("route %q: ] without [", s)
+			}
+			b.WriteString(regexp.QuoteMeta(rest))
+			break
+		}
+		j := strings.IndexByte(rest[i:], ']')
+		if j < 0 {
+			return Route{}, fmt.Errorf("route %q: unclosed [", s)
+		}
+		j += i
+		if strings.IndexByte(rest[:i], ']') >= 0 {
+			return Route{}, fmt.Errorf("route %q: ] without [", s)
+		}
+		name := rest[i+1 : j]
+		b.WriteString(regexp.QuoteMeta(rest[:i]))
+		if rest, ok := strings.CutPrefix(name, "..."); ok {
+			name = rest
+			b.WriteString(`[^?#]+`)
+		} else {
+			b.WriteString(`[^/?#]+`)
+		}
+		if name == "" || strings.ContainsAny(name, "[/") {
+			return Route{}, fmt.Errorf("route %q: a parameter needs a name", s)
+		}
+		params = true
+		rest = rest[j+1:]
+	}
+	// A page's address may carry a query; a fragment is never sent.
+	b.WriteString(`(\?[^#]*)?$`)
+	return Route{text: s, params: params, re: regexp.MustCompile(b.String())}, nil
+}
+
+// MustParse is Parse for routes known to be valid; it panics otherwise.
+func MustParse(s string) Route {
+	r, err := Parse(s)
+	if err != nil {
+		panic(err)
+	}
+	return r
+}
+
+// String returns the route as written.
+func (r Route) String() string { return r.text }
+
+// HasParams reports whether the route has a parameter.
+func (r Route) HasParams() bool { return r.params }
+
+// Match reports whether a path (with or without a query) is one of the
+// route's pages.
+func (r Route) Match(path string) bool { return r.re != nil && r.re.MatchString(path) }
+
+// Pattern is the regular expression Match uses, in the syntax JSON Schema's
+// "pattern" shares with Go (no look-around, no back-references).
+func (r Route) Pattern() string { return r.re.String() }
+
+// Words writes the route as words joined by underscores, for a name:
+// /products/[slug] is "products_slug", and / is "home".
+func (r Route) Words() string {
+	w := strings.Trim(strings.NewReplacer("[...", "", "[", "", "]", "", "/", "_").Replace(r.text), "_")
+	if w == "" {
+		return "home"
+	}
+	return w
+}
+
+// FromPattern turns a net/http ServeMux pattern into a route: {slug}
+// becomes [slug], {path...} becomes [...path], and {$} is dropped. A
+// method or host in the pattern is not part of the route.
+func FromPattern(pattern string) (string, error) {
+	var b strings.Builder
+	rest := pattern
+	for {
+		i := strings.IndexByte(rest, '{')
+		if i < 0 {
+			b.WriteString(rest)
+			return b.String(), nil
+		}
+		b.WriteString(rest[:i])
+		j := strings.IndexByte(rest[i:], '}')
+		if j < 0 {
+			return "", fmt.Errorf("pattern %q: unclosed {", pattern)
+		}
+		name := rest[i+1 : i+j]
+		rest = rest[i+j+1:]
+		switch {
+		case name == "$":
+		case strings.HasSuffix(name, "..."):
+			b.WriteString("[..." + strings.TrimSuffix(name, "...") + "]")
+		default:
+			b.WriteString("[" + name + "]")
+		}
+	}
+}

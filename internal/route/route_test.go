@@ -1,0 +1,64 @@
+package route
+
+import "testing"
+
+func TestParse_Match(t *testing.T) {
+	for _, c := range []struct {
+		route string
+		path  string
+		want  bool
+	}{
+		{"/", "/", true},
+		{"/", "/x", false},
+		{"/cart", "/cart", true},
+		{"/cart", "/cart?x=1", true},
+		{"/cart", "/cartx", false},
+		{"/products/[slug]", "/products/tee", true},
+		{"/products/[slug]", "/products/tee?colour=black", true},
+		{"/products/[slug]", "/products/", false},
+		{"/products/[slug]", "/products/a/b", false},
+		{"/docs/[...path]", "/docs/a/b/c", true},
+		{"/docs/[...path]", "/docs/", false},
+		{"/a.b/[x]", "/aXb/1", false}, // the dot is a dot
+	} {
+		if got := MustParse(c.route).Match(c.path); got != c.want {
+			t.Errorf("%s matches %s: %v, want %v", c.route, c.path, got, c.want)
+		}
+	}
+}
+
+func TestParse_Refuses(t *testing.T) {
+	for _, s := range []string{"/a/[", "/a/]", "/a/[]", "/a/[...]", "/a/]b[c]"} {
+		if _, err := Parse(s); err == nil {
+			t.Errorf("%q parsed", s)
+		}
+	}
+}
+
+func TestWordsAndParams(t *testing.T) {
+	for _, c := range []struct {
+		route, words string
+		params       bool
+	}{{"/", "home", false}, {"/products/[slug]", "products_slug", true}, {"/docs/[...path]", "docs_path", true}, {"/account/orders", "account_orders", false}} {
+		r := MustParse(c.route)
+		if r.Words() != c.words || r.HasParams() != c.params || r.String() != c.route {
+			t.Errorf("%s: words %q params %v", c.route, r.Words(), r.HasParams())
+		}
+	}
+}
+
+func TestFromPattern(t *testing.T) {
+	for in, want := range map[string]string{
+		"/products/{slug}": "/products/[slug]",
+		"/docs/{path...}":  "/docs/[...path]",
+		"/{$}":             "/",
+		"/a/{x}/b/{y...}":  "/a/[x]/b/[...y]",
+	} {
+		if got, err := FromPattern(in); err != nil || got != want {
+			t.Errorf("%s: %q, %v", in, got, err)
+		}
+	}
+	if _, err := FromPattern("/a/{x"); err == nil {
+		t.Error("an unclosed { was accepted")
+	}
+}
