@@ -13,12 +13,6 @@ import (
 	"github.com/affordances-go/affordances/site/ratelimit"
 )
 
-// Transport names the way a call reached the site, for the audit log.
-const (
-	transportAgent = "agent"
-	transportForm  = "form"
-)
-
 // call is one call going through the pipeline. Each step reads what the
 // steps before it left here and returns an *Error to stop the call.
 type call struct {
@@ -26,7 +20,7 @@ type call struct {
 	page      *Page
 	r         *Request
 	authErr   *Error // a rejected bearer token, answered by the authorization step
-	transport string
+	transport Transport
 	started   time.Time
 	caller    Caller // who made the call, before an action changed r.Caller
 
@@ -66,7 +60,7 @@ type call struct {
 // kept for the authorization step, so that the order of the pipeline
 // decides which failure a caller sees; any other authenticator error
 // stops the call as internal.
-func (s *Site) newCall(hr *http.Request, p *Page, transport string) (*call, *Error) {
+func (s *Site) newCall(hr *http.Request, p *Page, transport Transport) (*call, *Error) {
 	c := &call{site: s, page: p, transport: transport, started: time.Now(), idemKey: idempotencyKeyOf(hr)}
 	r, e := s.authenticate(hr)
 	switch {
@@ -89,7 +83,7 @@ func (s *Site) newCall(hr *http.Request, p *Page, transport string) (*call, *Err
 // with the transport's decoder, run the pipeline. A failure is audited
 // here; on success the headers the action set are added to the response,
 // and the transport audits the call with the status it answers.
-func (s *Site) execute(w http.ResponseWriter, hr *http.Request, p *Page, transport string, decode func(*call) *Error) (*call, *outcome, *Error) {
+func (s *Site) execute(w http.ResponseWriter, hr *http.Request, p *Page, transport Transport, decode func(*call) *Error) (*call, *outcome, *Error) {
 	c, e := s.newCall(hr, p, transport)
 	if e == nil {
 		t := c.stepStart()
@@ -494,20 +488,12 @@ func (c *call) auditCall(status int, code string) {
 		slog.String("page", c.r.URL.Path),
 		slog.String("action", action),
 		slog.String("caller", c.caller.ID),
-		slog.String("auth", authName(c.caller.Mode)),
+		slog.String("auth", string(callerKind(c.caller.Mode))),
 		slog.Bool("confirm", c.confirm),
-		slog.String("transport", c.transport),
+		slog.String("transport", string(c.transport)),
 		slog.String("result", code),
 		slog.Int("status", status),
 		slog.Duration("duration", time.Since(c.started)),
 	)
 }
 
-// authName names an auth mode for the audit log; an anonymous caller has
-// none.
-func authName(m protocol.AuthMode) string {
-	if m == "" {
-		return "anonymous"
-	}
-	return string(m)
-}

@@ -9,7 +9,7 @@ import (
 
 // serveGraph answers an agent's GET or HEAD of a page with its graph.
 func (s *Site) serveGraph(w http.ResponseWriter, hr *http.Request, p *Page) {
-	b, e := s.graphBytes(hr, p, transportAgent)
+	b, e := s.graphBytes(hr, p, TransportAgent)
 	if e != nil {
 		writeFailure(w, hr, e)
 		return
@@ -20,7 +20,7 @@ func (s *Site) serveGraph(w http.ResponseWriter, hr *http.Request, p *Page) {
 
 // graphBytes reads the page's graph for a transport and tells the site's
 // Observer about the read.
-func (s *Site) graphBytes(hr *http.Request, p *Page, transport string) ([]byte, *Error) {
+func (s *Site) graphBytes(hr *http.Request, p *Page, transport Transport) ([]byte, *Error) {
 	if s.opts.Observer == nil {
 		b, _, e := s.encodeGraph(hr, p)
 		return b, e

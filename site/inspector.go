@@ -71,7 +71,7 @@ func (s *Site) serveInspector(w http.ResponseWriter, hr *http.Request) {
 	if hr.Method == http.MethodPost {
 		s.inspectorCall(w, hr, &d)
 	}
-	g, err := s.ReadGraph(hr, path)
+	g, err := s.ReadGraph(hr, path, TransportInspector)
 	if err != nil {
 		d.Error = publicMessage(err)
 	} else {
@@ -107,7 +107,7 @@ func (s *Site) inspectorCall(w http.ResponseWriter, hr *http.Request, d *inspect
 		input = "{}"
 	}
 	res, err := s.Execute(hr, Call{Page: d.Path, Action: d.Tried, Input: json.RawMessage(input),
-		Confirm: hr.PostFormValue("confirm") == "true", Transport: "inspector"})
+		Confirm: hr.PostFormValue("confirm") == "true", Transport: TransportInspector})
 	delta := res.Delta
 	if err != nil {
 		e, ok := err.(*Error)

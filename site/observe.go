@@ -32,14 +32,14 @@ type CallEvent struct {
 	// Action is the action's name, or "" when the call named none that
 	// the route has (an unknown name is the caller's text, not recorded).
 	Action string
-	// Transport is how the call came: "agent", "form", "mcp", "inspector".
-	Transport string
-	// Code is "ok" or the protocol's error code.
-	Code string
+	// Transport is the door the call came through.
+	Transport Transport
+	// Code is CodeOK or the protocol's error code.
+	Code protocol.ErrorCode
 	// Status is the HTTP status the transport answered with.
 	Status int
-	// Caller is the kind of caller: "anonymous", "cookie" or "bearer".
-	Caller string
+	// Caller is the kind of caller.
+	Caller CallerKind
 	// Start is when the call began; Duration how long it took.
 	Start    time.Time
 	Duration time.Duration
@@ -77,13 +77,13 @@ const (
 type GraphEvent struct {
 	// Route is the page's route in bracket form.
 	Route string
-	// Transport is "agent" for a GET of the page, "other" for another
-	// transport's read (the MCP endpoint's readPage).
-	Transport string
-	// Code is "ok" or the protocol's error code.
-	Code string
-	// Caller is "anonymous", "cookie" or "bearer".
-	Caller string
+	// Transport is TransportAgent for a GET of the page, else the
+	// transport that read it (TransportMCP for the endpoint's readPage).
+	Transport Transport
+	// Code is CodeOK or the protocol's error code.
+	Code protocol.ErrorCode
+	// Caller is the kind of caller.
+	Caller CallerKind
 	// Bytes is the graph's size; 0 when the read failed.
 	Bytes    int
 	Start    time.Time
@@ -124,20 +124,20 @@ func (c *call) observe(status int, code string) {
 		action = c.act.meta.Name
 	}
 	o.ObserveCall(c.r.Context(), CallEvent{Route: c.page.route, Action: action, Transport: c.transport,
-		Code: code, Status: status, Caller: authName(c.caller.Mode), Start: c.started,
+		Code: protocol.ErrorCode(code), Status: status, Caller: callerKind(c.caller.Mode), Start: c.started,
 		Duration: time.Since(c.started), Steps: c.steps, LimiterFault: c.limiterFault})
 }
 
 // observeGraph tells the site's Observer about a graph read.
-func (s *Site) observeGraph(ctx context.Context, p *Page, transport string, caller protocol.AuthMode, start time.Time, n int, e *Error) {
+func (s *Site) observeGraph(ctx context.Context, p *Page, transport Transport, caller protocol.AuthMode, start time.Time, n int, e *Error) {
 	o := s.opts.Observer
 	if o == nil {
 		return
 	}
-	code := "ok"
+	code := CodeOK
 	if e != nil {
-		code = string(e.code)
+		code = e.code
 	}
-	o.ObserveGraph(ctx, GraphEvent{Route: p.route, Transport: transport, Code: code, Caller: authName(caller),
+	o.ObserveGraph(ctx, GraphEvent{Route: p.route, Transport: transport, Code: code, Caller: callerKind(caller),
 		Bytes: n, Start: start, Duration: time.Since(start)})
 }

@@ -65,26 +65,31 @@ func TestObserver_SeesEveryCallAndGraphRead(t *testing.T) {
 	c.Call("/counter/7", "add", map[string]any{"by": 0})
 	c.Call("/counter/7", "nope", nil)
 	c.PostForm("/counter/7", url.Values{"_action": {"add"}, "by": {"3"}})
-	if _, err := s.Execute(httptest.NewRequest("POST", "/mcp", nil), site.Call{Page: "/counter/7", Action: "add", Input: json.RawMessage(`{"by":1}`), Transport: "mcp"}); err != nil {
+	if _, err := s.Execute(httptest.NewRequest("POST", "/mcp", nil), site.Call{Page: "/counter/7", Action: "add", Input: json.RawMessage(`{"by":1}`), Transport: site.TransportMCP}); err != nil {
 		t.Fatal(err)
 	}
 
-	if len(rec.graphs) != 1 || rec.graphs[0].Route != "/counter/[id]" || rec.graphs[0].Code != "ok" || rec.graphs[0].Bytes == 0 || rec.graphs[0].Caller != "anonymous" {
+	if len(rec.graphs) != 1 || rec.graphs[0].Route != "/counter/[id]" || rec.graphs[0].Code != site.CodeOK || rec.graphs[0].Bytes == 0 || rec.graphs[0].Caller != site.CallerAnonymous {
 		t.Errorf("graph reads: %+v", rec.graphs)
 	}
-	want := []struct{ action, transport, code, steps string }{
-		{"add", "agent", "ok", "decode,resolve,authorize,rate_limit,validate,guard,confirm,run"},
-		{"add", "agent", "invalid_input", "decode,resolve,authorize,rate_limit,validate"},
-		{"", "agent", "not_found", "decode,resolve"},
-		{"add", "form", "ok", "decode,resolve,authorize,rate_limit,validate,guard,confirm,run"},
-		{"add", "mcp", "ok", "decode,resolve,authorize,rate_limit,validate,guard,confirm,run"},
+	want := []struct {
+		action    string
+		transport site.Transport
+		code      protocol.ErrorCode
+		steps     string
+	}{
+		{"add", site.TransportAgent, site.CodeOK, "decode,resolve,authorize,rate_limit,validate,guard,confirm,run"},
+		{"add", site.TransportAgent, protocol.CodeInvalidInput, "decode,resolve,authorize,rate_limit,validate"},
+		{"", site.TransportAgent, protocol.CodeNotFound, "decode,resolve"},
+		{"add", site.TransportForm, site.CodeOK, "decode,resolve,authorize,rate_limit,validate,guard,confirm,run"},
+		{"add", site.TransportMCP, site.CodeOK, "decode,resolve,authorize,rate_limit,validate,guard,confirm,run"},
 	}
 	if len(rec.calls) != len(want) {
 		t.Fatalf("%d calls observed, want %d: %+v", len(rec.calls), len(want), rec.calls)
 	}
 	for i, w := range want {
 		got := rec.calls[i]
-		if got.Route != "/counter/[id]" || got.Action != w.action || got.Transport != w.transport || got.Code != w.code || stepNames(got) != w.steps || got.Caller != "anonymous" {
+		if got.Route != "/counter/[id]" || got.Action != w.action || got.Transport != w.transport || got.Code != w.code || stepNames(got) != w.steps || got.Caller != site.CallerAnonymous {
 			t.Errorf("call %d: %+v (steps %s), want %+v", i, got, stepNames(got), w)
 		}
 		var sum int64

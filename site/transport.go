@@ -28,8 +28,9 @@ type Call struct {
 	// Confirm is the call's confirm: true. A transport sets it only when a
 	// person approved the call.
 	Confirm bool
-	// Transport names the transport in the audit log, such as "mcp".
-	Transport string
+	// Transport names the transport in the audit log and to the
+	// Observer; empty is TransportOther.
+	Transport Transport
 	// Approval is the id of the person's approval, for an action with
 	// approval.
 	Approval string
@@ -66,7 +67,7 @@ func (s *Site) Execute(hr *http.Request, c Call) (CallResult, error) {
 	}
 	transport := c.Transport
 	if transport == "" {
-		transport = "other"
+		transport = TransportOther
 	}
 	body, err := json.Marshal(struct {
 		Action   string          `json:"action"`
@@ -93,13 +94,17 @@ func (s *Site) Execute(hr *http.Request, c Call) (CallResult, error) {
 }
 
 // ReadGraph returns the graph of the page at path for the caller of hr, as
-// a GET of the page with the media type would. A failure is an [*Error].
-func (s *Site) ReadGraph(hr *http.Request, path string) (*protocol.Graph, error) {
+// a GET of the page with the media type would, through transport (empty is
+// TransportOther). A failure is an [*Error].
+func (s *Site) ReadGraph(hr *http.Request, path string, transport Transport) (*protocol.Graph, error) {
+	if transport == "" {
+		transport = TransportOther
+	}
 	p, r := s.route(hr, path, http.MethodGet)
 	if p == nil {
 		return nil, newError(protocol.CodeNotFound, "no Affordances graph at this path")
 	}
-	b, e := s.graphBytes(r, p, "other")
+	b, e := s.graphBytes(r, p, transport)
 	if e != nil {
 		return nil, e
 	}

@@ -100,7 +100,7 @@ func New(opts Options) (*Observer, error) {
 // metrics. Events rather than child spans: nine spans a call cost more
 // than the budget of 5% of a call allows.
 func (o *Observer) ObserveCall(ctx context.Context, c site.CallEvent) {
-	set := o.attrs(callKey{c.Route, c.Action, c.Transport, c.Code})
+	set := o.attrs(callKey{c.Route, c.Action, string(c.Transport), string(c.Code)})
 	o.calls.Add(ctx, 1, metric.WithAttributeSet(set.all))
 	o.duration.Record(ctx, c.Duration.Seconds(), metric.WithAttributeSet(set.all))
 	if c.LimiterFault {
@@ -114,13 +114,13 @@ func (o *Observer) ObserveCall(ctx context.Context, c site.CallEvent) {
 	spanAttrs := make([]attribute.KeyValue, 0, 10)
 	spanAttrs = append(spanAttrs, set.all.ToSlice()...)
 	spanAttrs = append(spanAttrs,
-		attribute.String("affordances.caller", c.Caller),
+		attribute.String("affordances.caller", string(c.Caller)),
 		attribute.String("http.request.method", http.MethodPost),
 		attribute.String("http.route", c.Route),
 		attribute.Int("http.response.status_code", c.Status),
 	)
-	if c.Code != "ok" {
-		spanAttrs = append(spanAttrs, attribute.String("error.type", c.Code))
+	if c.Code != site.CodeOK {
+		spanAttrs = append(spanAttrs, attribute.String("error.type", string(c.Code)))
 	}
 	_, span := o.tracer.Start(ctx, name, trace.WithTimestamp(c.Start), trace.WithSpanKind(trace.SpanKindServer),
 		trace.WithAttributes(spanAttrs...))
@@ -131,7 +131,7 @@ func (o *Observer) ObserveCall(ctx context.Context, c site.CallEvent) {
 		}
 	}
 	if c.Status >= 500 {
-		span.SetStatus(codes.Error, c.Code)
+		span.SetStatus(codes.Error, string(c.Code))
 	}
 	span.End(trace.WithTimestamp(c.Start.Add(c.Duration)))
 }
@@ -165,8 +165,8 @@ func (o *Observer) attrs(k callKey) *callSets {
 func (o *Observer) ObserveGraph(ctx context.Context, g site.GraphEvent) {
 	o.graphs.Add(ctx, 1, metric.WithAttributes(
 		attribute.String("affordances.route", g.Route),
-		attribute.String("affordances.transport", g.Transport),
-		attribute.String("affordances.code", g.Code),
+		attribute.String("affordances.transport", string(g.Transport)),
+		attribute.String("affordances.code", string(g.Code)),
 	))
 }
 
