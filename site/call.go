@@ -496,4 +496,3 @@ func (c *call) auditCall(status int, code string) {
 		slog.Duration("duration", time.Since(c.started)),
 	)
 }
-
