@@ -21,6 +21,10 @@ func (s *Site) serveAgentCall(w http.ResponseWriter, hr *http.Request, p *Page) 
 		return
 	}
 	c.auditCall(http.StatusOK, "ok")
+	if out.encoded != nil {
+		writeDocument(w, hr, http.StatusOK, out.encoded)
+		return
+	}
 	writeDelta(w, hr, http.StatusOK, out.delta)
 }
 

@@ -111,7 +111,8 @@ func (s *Site) execute(w http.ResponseWriter, hr *http.Request, p *Page, transpo
 type outcome struct {
 	delta    protocol.Delta
 	redirect string
-	replayed bool // the stored outcome of an idempotency key's first call
+	replayed bool   // the stored outcome of an idempotency key's first call
+	encoded  []byte // the delta as JSON, when it was encoded for its key
 }
 
 // pipeline runs the protocol's seven steps in order and stops at the first

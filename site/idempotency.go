@@ -198,6 +198,7 @@ func (c *call) settleIdempotency(out *outcome, failed bool) {
 		err = store.Release(ctx, c.idem.Scope, c.idem.Key, c.idem.Claim)
 	} else {
 		b, _ := json.Marshal(out.delta)
+		out.encoded = b // the answer's body too: encoded once
 		err = store.Finish(ctx, c.idem.Scope, c.idem.Key, c.idem.Claim, b)
 	}
 	if err != nil {
