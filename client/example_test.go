@@ -47,3 +47,32 @@ func ExampleClient_Call() {
 	// asked: Confirm: Order the cart
 	// true Order 7 placed. /orders/7
 }
+
+// An agent plans from the site index, then reads the graph of the page it
+// will act on: whether the action is there for it, and why not when not.
+func ExampleClient_Graph() {
+	srv := exampleSite()
+	defer srv.Close()
+
+	c := client.New(client.Options{Token: "demo-token"})
+	idx, err := c.Index(context.Background(), srv.URL)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, r := range idx.Routes {
+		for _, a := range r.Actions {
+			fmt.Println(r.Route, a.Name, a.Expose)
+		}
+	}
+	g, err := c.Graph(context.Background(), srv.URL+"/checkout")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	a := g.Action("placeOrder")
+	fmt.Println(a.Available, a.Description)
+	// Output:
+	// /checkout placeOrder confirm
+	// true Order the cart
+}

@@ -56,11 +56,24 @@ type Client struct {
 	h  http.Handler
 }
 
-// New returns a client of h with an empty cookie jar.
+// New returns a client of h with an empty cookie jar. tb may be nil
+// outside a test (in an Example): a failed expectation then panics with
+// its message.
 func New(tb testing.TB, h http.Handler) *Client {
 	jar, _ := cookiejar.New(nil) // cookiejar.New with no options cannot fail
+	if tb == nil {
+		tb = outsideTest{}
+	}
 	return &Client{Base: DefaultBase, Jar: jar, tb: tb, h: h}
 }
+
+// outsideTest stands in for a test where there is none: the helpers use
+// only these three methods.
+type outsideTest struct{ testing.TB }
+
+func (outsideTest) Helper()                          {}
+func (outsideTest) Fatalf(format string, args ...any) { panic(fmt.Sprintf(format, args...)) }
+func (outsideTest) Errorf(format string, args ...any) { panic(fmt.Sprintf(format, args...)) }
 
 // Option changes one request.
 type Option func(*http.Request)
