@@ -71,7 +71,7 @@ func New(tb testing.TB, h http.Handler) *Client {
 // only these three methods.
 type outsideTest struct{ testing.TB }
 
-func (outsideTest) Helper()                          {}
+func (outsideTest) Helper()                           {}
 func (outsideTest) Fatalf(format string, args ...any) { panic(fmt.Sprintf(format, args...)) }
 func (outsideTest) Errorf(format string, args ...any) { panic(fmt.Sprintf(format, args...)) }
 
