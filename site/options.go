@@ -1,0 +1,177 @@
+package site
+
+import (
+	"html/template"
+	"log/slog"
+	"net/http"
+	"net/netip"
+	"strings"
+	"time"
+
+	"github.com/affordances-go/affordances/protocol"
+	"github.com/affordances-go/affordances/site/ratelimit"
+)
+
+// Options configure a [Site]. The zero value is a working site with no
+// authentication.
+type Options struct {
+	// Name is the site's name in its index.
+	Name string
+	// Auth reports who made each request. When nil, no bearer token is
+	// accepted and any cookie makes a request cookie-authenticated.
+	Auth Authenticator
+	// AuthModes lists the ways agents can authenticate, for the site index.
+	AuthModes []protocol.AuthMode
+	// MCP is the URL of the site's MCP endpoint, for the site index.
+	MCP string
+	// NotFound answers browsers for pages that do not exist. Default:
+	// http.NotFound.
+	NotFound http.Handler
+	// SignInReason is the reason graphs give for session and confirm
+	// actions to callers without a session. Default: "sign in first".
+	SignInReason string
+	// NoCookiesReason is the reason given for an action that NeedsCookies
+	// to a caller whose door keeps no cookies. Default: it says to
+	// authenticate with a bearer token.
+	NoCookiesReason string
+	// GraphTokenLimit is the size, in tokens estimated as bytes/4, above
+	// which a route's graph is logged as too large, once per route.
+	// Default: 2000.
+	GraphTokenLimit int
+	// Logger receives warnings and errors. Default: slog.Default().
+	Logger *slog.Logger
+	// AuditLogger receives one record per call, by any transport.
+	// Default: Logger.
+	AuditLogger *slog.Logger
+
+	// Origins lists the origins ("https://shop.example") that cookie
+	// calls may come from. Default: the request's own scheme and host,
+	// the scheme being https when the connection is TLS. Behind a proxy
+	// that terminates TLS, list the public origin here.
+	Origins []string
+	// MaxBodyBytes limits the body of a call. Default: 1 MiB.
+	MaxBodyBytes int64
+	// Limiter counts calls per caller, route and action. Default: an
+	// in-memory GCRA limiter.
+	Limiter ratelimit.Limiter
+	// DefaultLimit applies to actions that set no Limit of their own.
+	// Default: 120 calls a minute with a burst of 30.
+	DefaultLimit ratelimit.Limit
+	// LimiterFailClosed denies calls (429, Retry-After: 1) when the
+	// limiter fails. By default such calls are allowed, the failure is
+	// logged and counted in [Site.LimiterFaults]: a broken limiter must
+	// not take the site down.
+	LimiterFailClosed bool
+	// ClientAddr returns the address that keys the rate limit of
+	// anonymous callers. Default: the host of r.RemoteAddr, or, when that
+	// is one of TrustedProxies, the rightmost address of X-Forwarded-For
+	// that is not.
+	ClientAddr func(r *http.Request) string
+	// TrustedProxies lists the networks of the reverse proxies in front
+	// of the site (such as 127.0.0.1/32 for nginx on the same host). Only
+	// a connection from one of them has its X-Forwarded-For read, from
+	// the right, skipping the proxies' own addresses: a client cannot
+	// choose its address by sending the header itself. Default: none, and
+	// the connection's address is the client's.
+	TrustedProxies []netip.Prefix
+	// ConfirmView renders the page a person sees before a confirm action
+	// posted from a form runs, from a [ConfirmData]. Default: a plain
+	// built-in page.
+	ConfirmView *template.Template
+
+	// RequireApproval makes every confirm action need the person's
+	// approval on the site (see [Approval]); Action.RequireApproval does
+	// it for one action.
+	RequireApproval bool
+	// Approvals keeps approvals. Default: in memory, for one instance.
+	Approvals ApprovalStore
+	// ApprovalTTL is how long an approval can be given and used. Default:
+	// 10 minutes.
+	ApprovalTTL time.Duration
+	// ApprovalPath is where approval pages are served: ApprovalPath + id.
+	// Default: /approvals/.
+	ApprovalPath string
+	// SignInURL is where the approval page sends a person who is not
+	// signed in. Default: none; the page asks them to sign in.
+	SignInURL string
+	// ApprovalView renders the approval page from an [ApprovalData].
+	// Default: a plain built-in page.
+	ApprovalView *template.Template
+
+	// Inspector serves a page for the site's authors at [InspectorPath]:
+	// any page of the site and its graph side by side, the graph's
+	// estimated tokens, each action's schemas and availability for the
+	// person looking, and a form that runs an action through the normal
+	// pipeline. It follows the site's authentication and Origin rules,
+	// and shows only what that person may see. Off by default, and then
+	// the path does not exist; turn it on in development only.
+	Inspector bool
+
+	// Idempotency keeps the Idempotency-Key of calls (see
+	// [IdempotencyStore]). Default: in memory, for one instance.
+	Idempotency IdempotencyStore
+	// IdempotencyTTL is how long a key's outcome is kept and replayed.
+	// Default: 24 hours.
+	IdempotencyTTL time.Duration
+
+	// Observer is told about every call and graph read, with the time of
+	// each pipeline step (see [Observer]; package site/siteotel reports
+	// them to OpenTelemetry). Default: none, and no clock is read for it.
+	Observer Observer
+}
+
+// withDefaults fills in every option left at its zero value.
+func withDefaults(o Options) Options {
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.AuditLogger == nil {
+		o.AuditLogger = o.Logger
+	}
+	if o.NotFound == nil {
+		o.NotFound = http.NotFoundHandler()
+	}
+	if o.SignInReason == "" {
+		o.SignInReason = "sign in first"
+	}
+	if o.NoCookiesReason == "" {
+		o.NoCookiesReason = "this action keeps its result in a browser cookie, which this connection cannot hold: authenticate with a bearer token instead"
+	}
+	if o.GraphTokenLimit <= 0 {
+		o.GraphTokenLimit = 2000
+	}
+	if o.MaxBodyBytes <= 0 {
+		o.MaxBodyBytes = 1 << 20
+	}
+	if o.Limiter == nil {
+		o.Limiter = ratelimit.NewMemory(nil)
+	}
+	if o.DefaultLimit == (ratelimit.Limit{}) {
+		o.DefaultLimit = ratelimit.PerMinute(120, 30)
+	}
+	if o.ConfirmView == nil {
+		o.ConfirmView = defaultConfirmView
+	}
+	if o.Approvals == nil {
+		o.Approvals = NewMemoryApprovals()
+	}
+	if o.Idempotency == nil {
+		o.Idempotency = NewMemoryIdempotency()
+	}
+	if o.IdempotencyTTL <= 0 {
+		o.IdempotencyTTL = 24 * time.Hour
+	}
+	if o.ApprovalTTL <= 0 {
+		o.ApprovalTTL = 10 * time.Minute
+	}
+	if o.ApprovalPath == "" {
+		o.ApprovalPath = "/approvals/"
+	}
+	if !strings.HasSuffix(o.ApprovalPath, "/") {
+		o.ApprovalPath += "/"
+	}
+	if o.ApprovalView == nil {
+		o.ApprovalView = defaultApprovalView
+	}
+	return o
+}

@@ -1,0 +1,336 @@
+package site
+
+import (
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"time"
+
+	"github.com/affordances-go/affordances/protocol"
+	"github.com/affordances-go/affordances/site/ratelimit"
+)
+
+// The seven steps of the pipeline, in their order (see pipelineSteps).
+
+// resolve is step 1: find the action on the page's route. An unknown name
+// and an action hidden from this caller get the same answer.
+func (c *call) resolve() *Error {
+	a := c.page.byName[c.name]
+	if a == nil || !a.visible(c.r) {
+		return newError(protocol.CodeNotFound, "this page has no such action")
+	}
+	c.act = a
+	return nil
+}
+
+// authorize is step 2: a rejected bearer token, the Origin rule (see
+// [Site.CheckOrigin]), then expose against the caller.
+func (c *call) authorize() *Error {
+	if c.authErr != nil {
+		return c.authErr
+	}
+	if e := c.site.checkOrigin(c.r.Request, c.r.Caller); e != nil {
+		return e
+	}
+	if c.act.meta.Expose.NeedsSession() && !c.r.Caller.SignedIn {
+		return newError(protocol.CodeUnauthorized, c.site.opts.SignInReason)
+	}
+	return nil
+}
+
+// rateLimit is step 3: count the call against the caller's limit for this
+// route and action, and against the client's address too for an action
+// that asks for it (Action.LimitByAddress).
+func (c *call) rateLimit() *Error {
+	if e := c.limit(c.callerKey()); e != nil {
+		return e
+	}
+	if c.act.meta.LimitByAddress && c.r.Caller.ID != "" {
+		return c.limit("addr:" + c.site.clientAddr(c.r.Request))
+	}
+	return nil
+}
+
+// limit counts the call under one key.
+func (c *call) limit(who string) *Error {
+	s := c.site
+	l := s.opts.DefaultLimit
+	if c.act.meta.Limit != nil {
+		l = *c.act.meta.Limit
+	}
+	key := who + "\x00" + c.page.route + "\x00" + c.act.meta.Name
+	d, err := s.opts.Limiter.Allow(c.r.Context(), key, l)
+	if err != nil {
+		s.limiterFaults.Add(1)
+		c.limiterFault = true
+		if n, ok := s.faultLog.due(time.Now()); ok {
+			s.opts.Logger.WarnContext(c.r.Context(), "affordances: rate limiter failed", "route", c.page.route,
+				"action", c.act.meta.Name, "fail_closed", s.opts.LimiterFailClosed, "faults_since_last_report", n, "err", err)
+		}
+		if !s.opts.LimiterFailClosed {
+			return nil
+		}
+		d = ratelimit.Decision{RetryAfter: time.Second}
+	}
+	if d.Allowed {
+		return nil
+	}
+	e := newError(protocol.CodeRateLimited, fmt.Sprintf("too many calls; try again in %d s", d.RetryAfterSeconds()))
+	e.retryAfter = d.RetryAfterSeconds()
+	return e
+}
+
+// callerKey identifies the caller for rate limits: the person's account
+// when the authenticator names one (so that every session and token of a
+// person share one budget, and minting a token buys no more calls), else
+// the caller's id, else its address.
+func (c *call) callerKey() string {
+	switch {
+	case c.r.Caller.Account != "":
+		return "acct:" + c.r.Caller.Account
+	case c.r.Caller.ID != "":
+		return "id:" + c.r.Caller.ID
+	}
+	return "addr:" + c.site.clientAddr(c.r.Request)
+}
+
+// validate is step 4: check the input against the action's schema and
+// decode it into the handler's type. Every issue is reported, not the
+// first one.
+func (c *call) validate() *Error {
+	if c.badField != "" {
+		return newError(protocol.CodeInvalidInput, c.badField)
+	}
+	var issues []protocol.Issue
+	if c.form != nil {
+		c.inputValue, issues = formInput(c.act.input, c.form)
+	} else if c.inputRaw == nil {
+		c.inputValue = map[string]any{} // an omitted input is an empty object
+		c.inputRaw = []byte("{}")
+	}
+	if len(issues) == 0 {
+		issues = c.act.check(c.inputValue)
+	}
+	if len(issues) > 0 {
+		return newError(protocol.CodeInvalidInput, "the input does not match the action's schema", issues...)
+	}
+	in, err := c.act.decodeInput(c.inputRaw, c.inputValue)
+	if err != nil {
+		return newError(protocol.CodeInvalidInput, "the input does not match the action's types", decodeIssues(err)...)
+	}
+	c.in = in
+	return c.validateInput()
+}
+
+// validateInput runs the input's own rules, when its type has them.
+func (c *call) validateInput() *Error {
+	v, ok := c.in.(InputValidator)
+	if !ok {
+		return nil
+	}
+	err := v.Validate()
+	if err == nil {
+		return nil
+	}
+	var issues []protocol.Issue
+	collectIssues(err, &issues)
+	if len(issues) == 0 {
+		c.site.opts.Logger.ErrorContext(c.r.Context(), "affordances: an input's Validate failed", "route", c.page.route,
+			"action", c.act.meta.Name, "err", err)
+		return newInternalError()
+	}
+	return newError(protocol.CodeInvalidInput, "the input was not accepted", issues...)
+}
+
+// checkGuard is step 5: load the page's state (this load is the "before"
+// of the delta) and evaluate the action's guard, then the input's own
+// guard when it has one. On a page with entity loaders, only what the
+// guards read is loaded here (and everything when the action declares no
+// Effects, for the delta's comparison). A fault of the guard's code on the state (a
+// wrongly typed entity, a panic) is internal.
+func (c *call) checkGuard() *Error {
+	st, err := c.page.phaseState(c.r)
+	if err != nil {
+		return c.page.loadFailure(c.r, err)
+	}
+	c.before = st
+	if !c.act.cookiesKept(c.r) {
+		return newError(protocol.CodeUnavailable, c.site.opts.NoCookiesReason)
+	}
+	ok, reason := c.act.guard(c.r, st)
+	if ok {
+		ok, reason = c.inputGuard(st)
+	}
+	if len(c.act.meta.Effects) == 0 {
+		st.loadAll() // the delta compares every entity before and after
+	}
+	if e := c.page.checkFault(c.r, st); e != nil {
+		return e
+	}
+	if !ok {
+		return newError(protocol.CodeUnavailable, reason)
+	}
+	return nil
+}
+
+// inputGuard evaluates the input's own guard, when its type has one.
+func (c *call) inputGuard(st *State) (ok bool, reason string) {
+	g, isGuard := c.in.(InputGuard)
+	if !isGuard {
+		return true, ""
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			st.recordPanic(p)
+			ok, reason = false, ""
+		}
+	}()
+	ok, reason = g.Guard(c.r, st)
+	if !ok && reason == "" {
+		reason = "not available for this input"
+	}
+	return ok, reason
+}
+
+// personPresent reports whether the call is the person's own act rather
+// than an agent's: an HTML form posted in the person's own signed-in cookie
+// session with this site's Origin (which step 2 has checked for every
+// cookie call). Who calls decides, never the body's format: a form posted
+// with a bearer token is an agent's call, under exactly the rules of an
+// agent's JSON call, and every other door (JSON, MCP, the inspector) is an
+// agent's.
+func (c *call) personPresent() bool {
+	return c.fromPage && c.r.Caller.Mode == protocol.AuthCookie && c.r.Caller.SignedIn
+}
+
+// requireConfirmation is step 6: a confirm action without confirm: true
+// stops here with a summary for the person who must approve it. Nothing
+// has run. For an action with approval, an agent's call runs only with
+// the person's approval of exactly this call (checkApproval); the person
+// confirms their own form post on the confirmation page.
+func (c *call) requireConfirmation() *Error {
+	if c.act.meta.Expose != protocol.ExposeConfirm {
+		return nil
+	}
+	person := c.personPresent()
+	needsApproval := c.act.summary.Approval && !person
+	if c.confirm && !needsApproval {
+		if c.confirmedBasis != "" {
+			c.r.approved = &approvedCall{basis: c.confirmedBasis}
+		}
+		return nil
+	}
+	text := c.summary()
+	if e := c.page.checkFault(c.r, c.before); e != nil {
+		return e
+	}
+	if needsApproval {
+		return c.checkApproval(text)
+	}
+	e := newError(protocol.CodeConfirmRequired, text)
+	e.basis = c.basis()
+	return e
+}
+
+// basis is what the summary was built from, as the input's
+// [ApprovalBasis] tells it; "" when the input has none.
+func (c *call) basis() (b string) {
+	ab, ok := c.in.(ApprovalBasis)
+	if !ok {
+		return ""
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			c.before.recordPanic(p)
+			b = ""
+		}
+	}()
+	return ab.Basis(c.r, c.before)
+}
+
+// summary is what a confirm action would do, for the approving person.
+func (c *call) summary() (text string) {
+	if s, ok := c.in.(Summarizer); ok {
+		defer func() {
+			if p := recover(); p != nil {
+				c.before.recordPanic(p)
+			}
+		}()
+		if text := s.Summary(c.r, c.before); text != "" {
+			return text
+		}
+	}
+	if d := c.act.meta.Description; d != "" {
+		return "Confirm: " + d
+	}
+	return "Confirm " + c.act.meta.Name
+}
+
+// run is step 7: run the action, load the state again, and build the
+// delta. An action that declines with an [Error] answers with it; any
+// other error, or a panic, is internal and logged.
+func (c *call) run() (*outcome, *Error) {
+	beforeActions := c.page.describe(c.r, c.before)
+	if e := c.page.checkFault(c.r, c.before); e != nil {
+		return nil, e
+	}
+	out, msg, redirect, err := c.invoke()
+	if err != nil {
+		if errors.Is(err, ErrApprovalChanged) {
+			return nil, c.approvalChanged()
+		}
+		if e := handlerError(err); e != nil {
+			return nil, e
+		}
+		c.site.opts.Logger.ErrorContext(c.r.Context(), "affordances: action failed", "route", c.page.route,
+			"action", c.act.meta.Name, "err", err)
+		return nil, newInternalError()
+	}
+	if redirect != "" && !isLocalPath(redirect) {
+		// The action ran; where it sends the person is not a path of this
+		// site. No door follows it: the form goes back to the page, an
+		// agent gets no redirect.
+		c.site.opts.Logger.ErrorContext(c.r.Context(), "affordances: an action's redirect is not a local path; dropped",
+			"route", c.page.route, "action", c.act.meta.Name)
+		redirect = ""
+	}
+	d := protocol.Delta{OK: true, Message: msg, Redirect: redirect}
+	if c.act.hasOutput {
+		d.Output = out
+	}
+	after, err := c.page.afterState(c.r, c.before, c.act.meta.Effects)
+	switch {
+	case errors.Is(err, ErrNotFound):
+		after = &State{} // the page is gone: every entity was removed
+	case err != nil:
+		// The action ran; say so, without the parts that need the new state.
+		c.site.opts.Logger.ErrorContext(c.r.Context(), "affordances: reloading state after an action", "route", c.page.route,
+			"action", c.act.meta.Name, "err", err)
+		return &outcome{delta: d, redirect: redirect}, nil
+	}
+	d.Changed = changedEntities(c.act.meta.Effects, c.before, after)
+	afterActions := c.page.describe(c.r, after)
+	if err := after.loadErr(); err != nil && !errors.Is(err, ErrNotFound) {
+		c.site.opts.Logger.ErrorContext(c.r.Context(), "affordances: reloading state after an action", "route", c.page.route,
+			"action", c.act.meta.Name, "err", err)
+		return &outcome{delta: protocol.Delta{OK: true, Message: msg, Redirect: redirect, Output: d.Output}, redirect: redirect}, nil
+	}
+	if err := after.fault(); err != nil {
+		// The action ran; the new action list could not be computed.
+		c.site.opts.Logger.ErrorContext(c.r.Context(), "affordances: the site's code failed on the page state after an action",
+			"route", c.page.route, "action", c.act.meta.Name, "err", err)
+		return &outcome{delta: d, redirect: redirect}, nil
+	}
+	d.ActionsAdded, d.ActionsRemoved = actionChanges(beforeActions, afterActions)
+	return &outcome{delta: d, redirect: redirect}, nil
+}
+
+// invoke calls the handler, turning a panic into an error.
+func (c *call) invoke() (out any, msg, redirect string, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("panic: %v\n%s", p, debug.Stack())
+		}
+	}()
+	return c.act.run(c.r, c.in)
+}
