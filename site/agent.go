@@ -77,6 +77,24 @@ func (c *call) parseCall(body []byte) *Error {
 	return nil
 }
 
+// takeCall takes a call a transport decoded itself (Execute): the same
+// fields as a posted body, without its JSON, with the input parsed as
+// strictly.
+func (c *call) takeCall(in Call) *Error {
+	if in.Action == "" {
+		return newError(protocol.CodeInvalidInput, "the call names no action")
+	}
+	c.name, c.confirm, c.approvalID = in.Action, in.Confirm, approvalIDOf(in.Approval)
+	if len(in.Input) > 0 {
+		v, err := strictjson.Parse(in.Input, maxDepth-1)
+		if err != nil {
+			return newError(protocol.CodeInvalidInput, "the input is not valid JSON: "+err.Error())
+		}
+		c.inputRaw, c.inputValue = in.Input, v
+	}
+	return nil
+}
+
 // checkLength refuses a body whose declared length is over the limit before
 // reading any of it, so that a client that sent Expect: 100-continue is
 // answered 413 without sending the body.

@@ -69,22 +69,13 @@ func (s *Site) Execute(hr *http.Request, c Call) (CallResult, error) {
 	if transport == "" {
 		transport = TransportOther
 	}
-	body, err := json.Marshal(struct {
-		Action   string          `json:"action"`
-		Input    json.RawMessage `json:"input,omitempty"`
-		Confirm  bool            `json:"confirm,omitempty"`
-		Approval string          `json:"approval,omitempty"`
-	}{c.Action, c.Input, c.Confirm, c.Approval})
-	if err != nil {
-		return CallResult{}, newError(protocol.CodeInvalidInput, "the input is not JSON")
-	}
 	w := &headerRecorder{h: http.Header{}}
 	call, out, e := s.execute(w, r, p, transport, func(cl *call) *Error {
 		cl.confirmedBasis = c.Basis
 		if c.IdempotencyKey != "" {
 			cl.idemKey = c.IdempotencyKey
 		}
-		return cl.parseCall(body)
+		return cl.takeCall(c)
 	})
 	if e != nil {
 		return CallResult{}, e

@@ -45,6 +45,13 @@ func ParseObject(data []byte, maxDepth int) (*Object, error) {
 	return &Object{Values: m, Raw: p.raw}, nil
 }
 
+// Parse parses a document that may be any JSON value, such as a call's
+// input given apart from its call.
+func Parse(data []byte, maxDepth int) (any, error) {
+	p := parser{data: data, maxDepth: maxDepth}
+	return p.document()
+}
+
 type parser struct {
 	data     []byte
 	pos      int
