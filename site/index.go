@@ -15,7 +15,7 @@ func (s *Site) Index(r *Request) protocol.SiteIndex {
 		Name:   s.opts.Name,
 		Routes: make([]protocol.IndexRoute, 0, len(s.pages)),
 		Auth:   s.opts.AuthModes,
-		MCP:    s.opts.MCP,
+		MCP:    s.mcpPath,
 		// Every site takes idempotency keys (in memory by default).
 		Extensions: []string{protocol.ExtensionIdempotency},
 	}

@@ -106,8 +106,8 @@ func (s *Site) inspectorCall(w http.ResponseWriter, hr *http.Request, d *inspect
 	if input == "" {
 		input = "{}"
 	}
-	res, err := s.Execute(hr, Call{Page: d.Path, Action: d.Tried, Input: json.RawMessage(input),
-		Confirm: hr.PostFormValue("confirm") == "true", Transport: TransportInspector})
+	res, err := s.Execute(hr, Call{Page: d.Path, Transport: TransportInspector,
+		Call: protocol.Call{Action: d.Tried, Input: json.RawMessage(input), Confirm: hr.PostFormValue("confirm") == "true"}})
 	delta := res.Delta
 	if err != nil {
 		e, ok := err.(*Error)

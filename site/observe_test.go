@@ -65,7 +65,7 @@ func TestObserver_SeesEveryCallAndGraphRead(t *testing.T) {
 	c.Call("/counter/7", "add", map[string]any{"by": 0})
 	c.Call("/counter/7", "nope", nil)
 	c.PostForm("/counter/7", url.Values{"_action": {"add"}, "by": {"3"}})
-	if _, err := s.Execute(httptest.NewRequest("POST", "/mcp", nil), site.Call{Page: "/counter/7", Action: "add", Input: json.RawMessage(`{"by":1}`), Transport: site.TransportMCP}); err != nil {
+	if _, err := s.Execute(httptest.NewRequest("POST", "/mcp", nil), site.Call{Page: "/counter/7", Transport: site.TransportMCP, Call: protocol.Call{Action: "add", Input: json.RawMessage(`{"by":1}`)}}); err != nil {
 		t.Fatal(err)
 	}
 

@@ -22,8 +22,6 @@ type Options struct {
 	Auth Authenticator
 	// AuthModes lists the ways agents can authenticate, for the site index.
 	AuthModes []protocol.AuthMode
-	// MCP is the URL of the site's MCP endpoint, for the site index.
-	MCP string
 	// NotFound answers browsers for pages that do not exist. Default:
 	// http.NotFound.
 	NotFound http.Handler

@@ -30,7 +30,8 @@ type Site struct {
 	limiterFaults atomic.Int64
 	faultLog      faultLog // limiter faults are logged once per burst
 
-	mounts []mount // handlers of other transports, such as the MCP endpoint
+	mounts  []mount // handlers of other transports, such as the MCP endpoint
+	mcpPath string  // where MountMCP mounted the MCP endpoint, for the index
 
 	transportOnce sync.Once
 	transportMux  *http.ServeMux // path -> page, for other transports (transport.go)
@@ -69,8 +70,8 @@ type mount struct {
 	h       http.Handler
 }
 
-// Mount serves h at path beside the site's pages, such as an MCP endpoint
-// (package site/mcp mounts itself with it). The path is a ServeMux pattern
+// Mount serves h at path beside the site's pages (an MCP endpoint mounts
+// with MountMCP, to be listed in the index). The path is a ServeMux pattern
 // without method or host; it must not conflict with a page. Like Page, it
 // panics after the site started serving.
 func (s *Site) Mount(path string, h http.Handler) {
@@ -87,13 +88,13 @@ func (s *Site) Mount(path string, h http.Handler) {
 // Name returns the site's name, as its index gives it.
 func (s *Site) Name() string { return s.opts.Name }
 
-// SetMCP sets the MCP endpoint the site index lists, as Options.MCP does;
-// package site/mcp calls it when it mounts itself.
-func (s *Site) SetMCP(url string) {
-	if s.started.Load() {
-		panic("site: SetMCP after the site started serving")
-	}
-	s.opts.MCP = url
+// MountMCP mounts h at path, as Mount does, and lists it in the site
+// index as the site's MCP endpoint: the one way the index names one, so
+// that it never lists an endpoint the site does not serve. Package
+// site/mcp's Mount calls it.
+func (s *Site) MountMCP(path string, h http.Handler) {
+	s.Mount(path, h)
+	s.mcpPath = path
 }
 
 // LimiterFaults returns how many calls the limiter failed to decide on

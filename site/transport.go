@@ -15,25 +15,18 @@ import (
 // the same Origin rule, the same rate limit keys, the same validation,
 // guard, confirmation and delta, and one audit record per call.
 
-// Call is one call carried by another transport than a POST to the page.
+// Call is one call carried by another transport than a POST to the page:
+// the protocol's call (its action, input, confirm and approval) and what
+// the transport knows of it besides.
 type Call struct {
+	protocol.Call
 	// Page is the path of the page the call is made on, such as
 	// /products/heavyweight-tee.
 	Page string
-	// Action names the action on the page's route.
-	Action string
-	// Input is the action's input as JSON; nil is no input, validated as
-	// an empty object.
-	Input json.RawMessage
-	// Confirm is the call's confirm: true. A transport sets it only when a
-	// person approved the call.
-	Confirm bool
 	// Transport names the transport in the audit log and to the
-	// Observer; empty is TransportOther.
+	// Observer; empty is TransportOther. Confirm is set by a transport
+	// only when a person approved the call.
 	Transport Transport
-	// Approval is the id of the person's approval, for an action with
-	// approval.
-	Approval string
 	// IdempotencyKey makes the call run at most once per caller and key,
 	// as the Idempotency-Key header of a POST does (the MCP endpoint takes
 	// it from the tool call's _meta).

@@ -75,8 +75,7 @@ type Options struct {
 // Mount serves the site's MCP endpoint at path and lists it in the site
 // index. Call it with the other registrations, before the site serves.
 func Mount(s *site.Site, path string, opts *Options) {
-	s.Mount(path, Handler(s, opts))
-	s.SetMCP(path)
+	s.MountMCP(path, Handler(s, opts))
 }
 
 // Handler returns the site's MCP endpoint (Streamable HTTP), to serve
