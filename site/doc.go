@@ -96,13 +96,38 @@
 // depends on the input (this size is in stock), and [Summarizer], the text
 // a person reads before approving a confirm action.
 //
-// # Calls
+// # Calls: one pipeline, many doors
 //
 // A call goes through the same steps, in the protocol's order, whatever
-// carried it (an agent's POST, an HTML form): resolve the action, check the
-// Origin rule and expose, apply the rate limit, validate the input,
-// evaluate the guard, ask for confirmation, run. Each failure answers with
-// the protocol's error code and status; see [Error].
+// carried it: resolve the action, check the Origin rule and expose, apply
+// the rate limit, (with an Idempotency-Key) claim or replay the key,
+// validate the input, evaluate the guard, ask for confirmation, run. Each
+// failure answers with the protocol's error code and status; see [Error].
+// What a call may do depends on who calls ([Caller]), never on the door:
+// an agent's POST, an HTML form, the MCP endpoint (package site/mcp,
+// through [Site.Execute] and [Site.ReadGraph]) and the inspector all reach
+// the one decision. Only a form posted in the person's own cookie session,
+// with the site's Origin, is the person acting; any other caller of a
+// confirm action is an agent, and the person approves on the site.
+//
+// # The map of the package
+//
+//	site.go, options.go    the Site, its Options and defaults, Mount and Wrap
+//	page.go, state.go      pages, their loaders, the State of one request
+//	entities.go            typed entities (Key) and per-entity loaders
+//	action.go, input.go    actions, typed handlers, input schemas
+//	call.go, steps.go      a call and the seven steps of the pipeline
+//	agent.go, forms.go     the agent POST and HTML form doors
+//	transport.go           Execute and ReadGraph, for other doors (MCP)
+//	graph.go, delta.go     the graph of a page, the delta of a call
+//	index.go               /.well-known/affordances.json
+//	origin.go, request.go  the Origin rule, the Caller and Request
+//	errors.go, messages.go the protocol's errors, input messages in words
+//	approval*.go           approvals on the site (an extension)
+//	idempotency.go         Idempotency-Keys (an extension)
+//	observe.go, audit.go   the Observer hook and the audit record
+//	negotiate.go, html.go  HTML or graph by Accept; views, flash, markdown
+//	inspector.go           the development inspector (Options.Inspector)
 //
 // # HTML forms
 //
