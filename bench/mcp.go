@@ -131,7 +131,11 @@ func mcpCompare(ctx context.Context, e *Env, smoke bool) ([]Row, error) {
 	if err != nil {
 		return nil, err
 	}
-	return append(rows, own...), nil
+	layer, err := ourMCPvsBare(ctx, e, smoke)
+	if err != nil {
+		return nil, err
+	}
+	return append(append(rows, own...), layer), nil
 }
 
 // Echo is the input and output of the echo action and tool.

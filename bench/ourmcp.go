@@ -10,6 +10,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/affordances-go/affordances/client"
+	"github.com/affordances-go/affordances/examples/shop/shop"
+	"github.com/affordances-go/affordances/protocol"
 )
 
 // bearer adds a bearer token to an MCP client's requests.
@@ -112,4 +114,108 @@ func ourMCPTexts(ctx context.Context, e *Env, base string) (toolList, task strin
 		calls++
 	}
 	return toolList, read.String(), calls, nil
+}
+
+// bareSameWork is an MCP server written with the MCP Go SDK alone whose
+// addToCart tool does the store work our endpoint's tool does: the
+// caller's token, the page's state before (the guard: the size in stock),
+// the add, the page's state after (the delta), and a result with the
+// delta as structured content and its message as text.
+func bareSameWork(e *Env) *mcp.Server {
+	type args struct {
+		Page string `json:"page"`
+		SKU  string `json:"sku"`
+		Qty  int    `json:"qty,omitempty"`
+	}
+	s := mcp.NewServer(&mcp.Implementation{Name: "heavyweight-supply", Version: "0"}, nil)
+	mcp.AddTool(s, &mcp.Tool{Name: "addToCart", Description: "Put one colour and size of a product in the cart"},
+		func(ctx context.Context, req *mcp.CallToolRequest, in args) (*mcp.CallToolResult, protocol.Delta, error) {
+			tok, _ := strings.CutPrefix(req.Extra.Header.Get("Authorization"), "Bearer ")
+			user, _, err := e.store.TokenUser(ctx, tok)
+			if err != nil {
+				return nil, protocol.Delta{}, err
+			}
+			owner := shop.CartOwner{UserID: user.ID}
+			slug := strings.TrimPrefix(in.Page, "/products/")
+			readPage := func() (*shop.Product, shop.Cart, error) {
+				p, err := e.store.Product(ctx, slug)
+				if err != nil {
+					return nil, shop.Cart{}, err
+				}
+				c, err := e.store.Cart(ctx, owner)
+				return p, c, err
+			}
+			p, _, err := readPage()
+			if err != nil {
+				return nil, protocol.Delta{}, err
+			}
+			if v := p.Variant(in.SKU); v == nil || v.Stock == 0 {
+				return nil, protocol.Delta{}, fmt.Errorf("%s is out of stock", in.SKU)
+			}
+			line, err := e.store.AddToCart(ctx, owner, in.SKU, max(in.Qty, 1))
+			if err != nil {
+				return nil, protocol.Delta{}, err
+			}
+			_, cart, err := readPage()
+			if err != nil {
+				return nil, protocol.Delta{}, err
+			}
+			d := protocol.Delta{OK: true, Changed: map[string]any{"cart": shop.CartSummary{Count: cart.Count, Total: cart.Total}}, Output: line,
+				Message: fmt.Sprintf("Added %d × %s (%s, %s) to your cart.", max(in.Qty, 1), line.Product, line.Colour, line.Size)}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: d.Message}}}, d, nil
+		})
+	return s
+}
+
+// ourMCPvsBare measures our MCP layer: addToCart through the store's /mcp
+// against the same store work in a tool of the SDK alone, both on a kept
+// session of the same kind (stateful, bearer token).
+func ourMCPvsBare(ctx context.Context, e *Env, smoke bool) (Row, error) {
+	ours, stopOurs, err := serve(e.app)
+	if err != nil {
+		return Row{}, err
+	}
+	defer stopOurs()
+	bare := bareSameWork(e)
+	bareURL, stopBare, err := serve(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return bare }, nil))
+	if err != nil {
+		return Row{}, err
+	}
+	defer stopBare()
+	connect := func(endpoint string) (*mcp.ClientSession, error) {
+		return mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "0"}, nil).
+			Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint,
+				HTTPClient: &http.Client{Transport: bearer{e.token, &http.Transport{}}}}, nil)
+	}
+	oursCS, err := connect(ours + "/mcp")
+	if err != nil {
+		return Row{}, err
+	}
+	defer oursCS.Close()
+	bareCS, err := connect(bareURL)
+	if err != nil {
+		return Row{}, err
+	}
+	defer bareCS.Close()
+	args := map[string]any{"page": "/products/everyday-hoodie", "sku": "HOOD-GRE-M", "qty": 1}
+	call := func(cs *mcp.ClientSession) func() error {
+		return func() error {
+			e.beforeAdd(ctx)
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "addToCart", Arguments: args})
+			if err == nil && res.IsError {
+				err = fmt.Errorf("tool error: %v", res.Content)
+			}
+			return err
+		}
+	}
+	e.resetCart(ctx)
+	o, b, err := compare(call(oursCS), call(bareCS), 5, smoke)
+	e.resetCart(ctx)
+	if err != nil {
+		return Row{}, err
+	}
+	return Row{Name: "addToCart through our /mcp vs a bare go-sdk tool doing the same store work (stateful, bearer)",
+		Ours: dur(ns(o.nsPerOp)), Baseline: dur(ns(b.nsPerOp)), Ratio: ratio(o.nsPerOp, b.nsPerOp),
+		Goal: "≤ 1.10×", Met: metOrSmoke(smoke, o.nsPerOp <= 1.10*b.nsPerOp),
+		Note: "token, page before and after, add, delta: our layer's cost alone"}, nil
 }
