@@ -370,11 +370,25 @@ func TestCluster(t *testing.T) {
 			}
 		}
 		c.redis.Resume()
+		// The same calls with Redis answering, right after: what this
+		// machine's load costs every call, hung Redis or not (CI runs
+		// other packages' tests beside this one on two cores).
+		var healthy []time.Duration
+		for i, tok := range newBuyers(t, c, "healthy", 40) {
+			start := time.Now()
+			call(t, c.instances[i%2].url, tok, "/products/baseball-cap", body)
+			healthy = append(healthy, time.Since(start))
+		}
 		slices.Sort(took)
-		p99 := took[len(took)*99/100]
-		figure("hung redis: %d calls while Redis answered nothing: p50 %v, p99 %v, %d 5xx", len(took), took[len(took)/2].Round(time.Millisecond), p99.Round(time.Millisecond), fivexx)
-		if p99 > 250*time.Millisecond || fivexx != 0 {
-			t.Errorf("p99 %v, %d 5xx", p99, fivexx)
+		slices.Sort(healthy)
+		p99, base := took[len(took)*99/100], healthy[len(healthy)*99/100]
+		figure("hung redis: %d calls while Redis answered nothing: p50 %v, p99 %v, %d 5xx (Redis answering: p99 %v)",
+			len(took), took[len(took)/2].Round(time.Millisecond), p99.Round(time.Millisecond), fivexx, base.Round(time.Millisecond))
+		// The hang may cost a call its 100 ms timeout, no more: within
+		// 250 ms, or on a loaded machine within 150 ms of the same calls'
+		// time with Redis answering.
+		if (p99 > 250*time.Millisecond && p99 > base+150*time.Millisecond) || fivexx != 0 {
+			t.Errorf("p99 %v (with Redis answering %v), %d 5xx", p99, base, fivexx)
 		}
 	})
 
