@@ -12,6 +12,7 @@ import (
 
 	"github.com/affordances-go/affordances/protocol"
 	"github.com/affordances-go/affordances/site"
+	"github.com/affordances-go/affordances/site/inspector"
 	"github.com/affordances-go/affordances/site/sitetest"
 )
 
@@ -49,7 +50,7 @@ func (o *codes) last(t *testing.T) site.CallEvent {
 func TestDecision_TheSameThroughEveryDoor(t *testing.T) {
 	obs := &codes{}
 	quiet := slog.New(slog.DiscardHandler)
-	s := site.New(site.Options{Observer: obs, Inspector: true, Logger: quiet, AuditLogger: quiet,
+	s := site.New(site.Options{Observer: obs, Logger: quiet, AuditLogger: quiet,
 		Auth: site.AuthFunc(func(r *http.Request) (site.Caller, error) {
 			if tok, ok := site.BearerToken(r); ok {
 				if tok != "agent" {
@@ -62,6 +63,7 @@ func TestDecision_TheSameThroughEveryDoor(t *testing.T) {
 			}
 			return site.Caller{}, nil
 		})})
+	inspector.Mount(s)
 	p := s.Page("/p", site.PageOptions{})
 	for _, a := range []struct {
 		name     string
@@ -99,7 +101,7 @@ func TestDecision_TheSameThroughEveryDoor(t *testing.T) {
 				Call: protocol.Call{Action: action, Input: json.RawMessage(`{}`), Confirm: true}})
 		}},
 		{"inspector", func(c *sitetest.Client, action string, hdr []string) {
-			c.PostForm(site.InspectorPath, url.Values{"page": {"/p"}, "action": {action}, "input": {`{}`}, "confirm": {"true"}}, sitetest.Header(hdr...))
+			c.PostForm(inspector.Path, url.Values{"page": {"/p"}, "action": {action}, "input": {`{}`}, "confirm": {"true"}}, sitetest.Header(hdr...))
 		}},
 	}
 	callers := []struct {

@@ -105,7 +105,8 @@
 // failure answers with the protocol's error code and status; see [Error].
 // What a call may do depends on who calls ([Caller]), never on the door:
 // an agent's POST, an HTML form, the MCP endpoint (package site/mcp,
-// through [Site.Execute] and [Site.ReadGraph]) and the inspector all reach
+// through [Site.Execute] and [Site.ReadGraph]) and the inspector (package
+// site/inspector, through the same two) all reach
 // the one decision. Only a form posted in the person's own cookie session,
 // with the site's Origin, is the person acting; any other caller of a
 // confirm action is an agent, and the person approves on the site.
@@ -127,7 +128,6 @@
 //	idempotency.go         Idempotency-Keys (an extension)
 //	observe.go, audit.go   the Observer hook and the audit record
 //	negotiate.go, html.go  HTML or graph by Accept; views, flash, markdown
-//	inspector.go           the development inspector (Options.Inspector)
 //
 // # HTML forms
 //

@@ -17,6 +17,7 @@ import (
 
 	"github.com/affordances-go/affordances/protocol"
 	"github.com/affordances-go/affordances/site"
+	"github.com/affordances-go/affordances/site/inspector"
 	"github.com/affordances-go/affordances/site/sitetest"
 )
 
@@ -58,7 +59,7 @@ func TestApproval_WhateverTheDoor(t *testing.T) {
 			return c.Do(http.MethodPost, "/checkout", strings.NewReader(mp), sitetest.Header(append([]string{"Content-Type", mpType}, hdr...)...)).Code
 		}, false},
 		{"inspector", func(c *sitetest.Client, hdr ...string) int {
-			res := c.PostForm(site.InspectorPath, url.Values{"page": {"/checkout"}, "action": {"placeOrder"}, "input": {`{"note":"gift"}`}, "confirm": {"true"}}, sitetest.Header(hdr...))
+			res := c.PostForm(inspector.Path, url.Values{"page": {"/checkout"}, "action": {"placeOrder"}, "input": {`{"note":"gift"}`}, "confirm": {"true"}}, sitetest.Header(hdr...))
 			if !strings.Contains(res.Body.String(), "confirm_required") {
 				return res.Code
 			}
@@ -77,7 +78,8 @@ func TestApproval_WhateverTheDoor(t *testing.T) {
 	for _, d := range doors {
 		for _, who := range callers {
 			t.Run(d.name+"/"+who.name, func(t *testing.T) {
-				sh := newApprovalShopWith(t, site.Options{Inspector: true})
+				sh := newApprovalShopWith(t, site.Options{})
+				inspector.Mount(sh.site)
 				c := sitetest.New(t, sh.site)
 				status := d.send(c, who.hdr...)
 				runs := who.person && (d.name == "form" || d.name == "multipart")

@@ -80,6 +80,17 @@ func (e *Error) protocolError() *protocol.Error {
 }
 
 // delta returns the delta that answers the failure.
+// FailureDelta is the delta a POST of the page would have answered for an
+// error of Execute or ReadGraph: the *Error's code, message and issues,
+// or internal for any other error.
+func FailureDelta(err error) protocol.Delta {
+	e, ok := err.(*Error)
+	if !ok {
+		e = newInternalError()
+	}
+	return e.delta()
+}
+
 func (e *Error) delta() protocol.Delta {
 	return protocol.Delta{Error: e.protocolError(), ApprovalURL: e.approvalURL}
 }

@@ -68,13 +68,13 @@ func (s *Site) serveFormCall(w http.ResponseWriter, hr *http.Request, p *Page) {
 	http.Redirect(w, hr, to, http.StatusSeeOther)
 }
 
-// isLocalPath reports whether a redirect stays on this site: a path that
+// IsLocalPath reports whether a redirect stays on this site: a path that
 // starts with a slash, with no empty segment ("//", which a browser reads
 // as another host, and which is what cleaning "/./\\host" would leave),
 // and no backslash or control character anywhere (browsers read "/\\host"
 // as "//host" and drop tabs and newlines). Dot segments are allowed:
 // nothing they clean to can leave the site without a "//".
-func isLocalPath(s string) bool {
+func IsLocalPath(s string) bool {
 	if !strings.HasPrefix(s, "/") {
 		return false
 	}

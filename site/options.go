@@ -96,15 +96,6 @@ type Options struct {
 	// Default: a plain built-in page.
 	ApprovalView *template.Template
 
-	// Inspector serves a page for the site's authors at [InspectorPath]:
-	// any page of the site and its graph side by side, the graph's
-	// estimated tokens, each action's schemas and availability for the
-	// person looking, and a form that runs an action through the normal
-	// pipeline. It follows the site's authentication and Origin rules,
-	// and shows only what that person may see. Off by default, and then
-	// the path does not exist; turn it on in development only.
-	Inspector bool
-
 	// Idempotency keeps the Idempotency-Key of calls (see
 	// [IdempotencyStore]). Default: in memory, for one instance.
 	Idempotency IdempotencyStore

@@ -147,10 +147,6 @@ func (h *handler) build() {
 	if s.needsApprovals() {
 		mux.HandleFunc(s.opts.ApprovalPath+"{id}", s.serveApproval)
 	}
-	if s.opts.Inspector {
-		mux.HandleFunc(InspectorPath, s.serveInspector)
-		mux.HandleFunc("GET "+InspectorPath+".css", s.serveInspectorCSS)
-	}
 	for _, m := range s.mounts {
 		mux.Handle(m.pattern, m.h)
 	}

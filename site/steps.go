@@ -286,7 +286,7 @@ func (c *call) run() (*outcome, *Error) {
 			"action", c.act.meta.Name, "err", err)
 		return nil, newInternalError()
 	}
-	if redirect != "" && !isLocalPath(redirect) {
+	if redirect != "" && !IsLocalPath(redirect) {
 		// The action ran; where it sends the person is not a path of this
 		// site. No door follows it: the form goes back to the page, an
 		// agent gets no redirect.

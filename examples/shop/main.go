@@ -24,7 +24,7 @@ import (
 	"time"
 
 	"github.com/affordances-go/affordances/examples/shop/shop"
-	"github.com/affordances-go/affordances/site"
+	"github.com/affordances-go/affordances/site/inspector"
 	"github.com/affordances-go/affordances/site/ratelimit/redislimit"
 	"github.com/redis/go-redis/v9"
 )
@@ -34,7 +34,7 @@ func main() {
 	dbPath := flag.String("db", "shop.db", "the SQLite database's path (created and seeded when missing), or a postgres:// URL")
 	redisURL := flag.String("redis", "", "a redis:// URL: count rate limits in Redis, shared by every instance (default: in memory)")
 	failClosed := flag.Bool("limiter-fail-closed", false, "deny calls (429) while Redis is unreachable, instead of allowing and counting them")
-	dev := flag.Bool("dev", false, "development: serve the inspector at "+site.InspectorPath+" (a page and its graph side by side)")
+	dev := flag.Bool("dev", false, "development: serve the inspector at "+inspector.Path+" (a page and its graph side by side)")
 	adminAddr := flag.String("admin-addr", "", "a private HOST:PORT serving /metrics (Prometheus) and /healthz; off when empty")
 	approvals := flag.Bool("approvals", true, "placeOrder and cancelOrder need the person's approval on the site; false: plain v0 confirmation everywhere")
 	origins := flag.String("origins", os.Getenv("SHOP_ORIGINS"), "comma-separated public origins browsers use, such as https://shop.example (behind a proxy that terminates TLS); env SHOP_ORIGINS; default: each request's own")
@@ -184,7 +184,7 @@ func run(cf config) error {
 Ctrl-C stops the shop.
 `, addr, shop.DemoEmail, shop.DemoPassword, token, addr)
 	if dev {
-		fmt.Printf("Inspector (development): http://%s%s?page=/products/heavyweight-tee\n", addr, site.InspectorPath)
+		fmt.Printf("Inspector (development): http://%s%s?page=/products/heavyweight-tee\n", addr, inspector.Path)
 	}
 
 	select {

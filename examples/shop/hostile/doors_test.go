@@ -14,7 +14,7 @@ import (
 	"github.com/affordances-go/affordances/examples/shop/shop"
 	"github.com/affordances-go/affordances/examples/shop/shoptest"
 	"github.com/affordances-go/affordances/protocol"
-	"github.com/affordances-go/affordances/site"
+	"github.com/affordances-go/affordances/site/inspector"
 	"github.com/affordances-go/affordances/site/ratelimit"
 )
 
@@ -117,7 +117,7 @@ func TestHostile_ApprovalWhateverTheDoor(t *testing.T) {
 		{"Authorization", "Bearer " + dev.Token, "Cookie", "sid=" + sess, "Origin", dev.URL},
 	} {
 		form := url.Values{"page": {"/checkout"}, "action": {"placeOrder"}, "input": {"{}"}, "confirm": {"true"}}
-		req, _ := http.NewRequest("POST", dev.URL+site.InspectorPath, strings.NewReader(form.Encode()))
+		req, _ := http.NewRequest("POST", dev.URL+inspector.Path, strings.NewReader(form.Encode()))
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 		for i := 0; i+1 < len(h); i += 2 {
 			req.Header.Set(h[i], h[i+1])

@@ -18,6 +18,7 @@ import (
 
 	"github.com/affordances-go/affordances/protocol"
 	"github.com/affordances-go/affordances/site"
+	"github.com/affordances-go/affordances/site/inspector"
 	"github.com/affordances-go/affordances/site/mcp"
 	"github.com/affordances-go/affordances/site/ratelimit"
 )
@@ -71,7 +72,7 @@ type Options struct {
 	// decision on the approval page once the host opened it (see
 	// mcp.Options.ApprovalWait). Default: 2 minutes.
 	MCPApprovalWait time.Duration
-	// Dev turns on the site's inspector (site.InspectorPath) and lets the
+	// Dev turns on the site's inspector (inspector.Path) and lets the
 	// shop's pages be framed by itself, which the inspector needs. For
 	// development only.
 	Dev bool
@@ -104,12 +105,14 @@ func New(store *Store, opts Options) *App {
 			ParseFS(templateFS, "templates/layout.html", "templates/confirm.html")),
 		Approvals: store.Approvals(),
 		SignInURL: "/login",
-		Inspector: opts.Dev,
 		Observer:  opts.Observer,
 	})
 	a.register()
 	// Agents in MCP hosts reach the same actions at /mcp.
 	mcp.Mount(a.site, "/mcp", &mcp.Options{Logger: a.log, ApprovalWait: opts.MCPApprovalWait})
+	if opts.Dev {
+		inspector.Mount(a.site)
+	}
 	assets := http.NewServeMux()
 	assets.Handle("/static/", a.staticFiles())
 	assets.HandleFunc("/", a.notFound)

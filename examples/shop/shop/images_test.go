@@ -7,7 +7,7 @@ import (
 
 	"github.com/affordances-go/affordances/examples/shop/shop"
 	"github.com/affordances-go/affordances/examples/shop/shoptest"
-	"github.com/affordances-go/affordances/site"
+	"github.com/affordances-go/affordances/site/inspector"
 )
 
 // Every product has its own picture, in each of its colours; anything
@@ -39,7 +39,7 @@ func TestImages_OnePerProductAndColour(t *testing.T) {
 func TestDev_TurnsOnTheInspector(t *testing.T) {
 	for _, dev := range []bool{false, true} {
 		s := shoptest.StartWith(t, shop.Options{Dev: dev, NoApprovals: true})
-		res, err := http.Get(s.URL + site.InspectorPath + "?page=/products/heavyweight-tee")
+		res, err := http.Get(s.URL + inspector.Path + "?page=/products/heavyweight-tee")
 		if err != nil {
 			t.Fatal(err)
 		}

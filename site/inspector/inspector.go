@@ -1,20 +1,44 @@
-package site
+// Package inspector serves a development page for a site's authors: a
+// page of the site and its graph side by side, the graph's size in
+// tokens, each action with its schemas and its availability for the
+// person looking, and a form that runs any action. It is one more door
+// built on the site's exported API alone: every call goes through
+// site.Execute, the pipeline every other door uses (the same
+// authentication, Origin rule, limits and audit, with transport
+// "inspector"). Mount it only in development.
+package inspector
 
 import (
 	"bytes"
 	_ "embed"
 	"encoding/json"
 	"html/template"
+	"log/slog"
 	"net/http"
 	"strings"
 
 	"github.com/affordances-go/affordances/internal/schema"
 	"github.com/affordances-go/affordances/protocol"
+	"github.com/affordances-go/affordances/site"
 )
 
-// InspectorPath is where the inspector is served when
-// [Options.Inspector] is on: InspectorPath?page=/products/heavyweight-tee.
-const InspectorPath = "/_affordances/inspector"
+// Path is where Mount serves the inspector:
+// Path?page=/products/heavyweight-tee.
+const Path = "/_affordances/inspector"
+
+// maxForm bounds what the inspector's form may post.
+const maxForm = 1 << 20
+
+// Mount serves the inspector of s at Path (and its stylesheet beside it).
+// Call it with the other registrations, before the site serves.
+func Mount(s *site.Site) {
+	in := &inspector{site: s}
+	s.Mount(Path, http.HandlerFunc(in.serve))
+	s.Mount(Path+".css", http.HandlerFunc(serveCSS))
+}
+
+// inspector is the inspector of one site.
+type inspector struct{ site *site.Site }
 
 //go:embed inspector.html
 var inspectorHTML string
@@ -51,46 +75,48 @@ type inspectedAction struct {
 	Confirm      bool
 }
 
-// serveInspector shows a page of the site to its author: the HTML page
+// serve shows a page of the site to its author: the HTML page
 // and its graph side by side, the graph's size in tokens, each action
 // with its schema and its availability for the person looking, and a
 // form that runs any action through the normal pipeline (same
 // authentication, same Origin rule, same limits, audited with transport
-// "inspector"). It exists only when Options.Inspector is on.
-func (s *Site) serveInspector(w http.ResponseWriter, hr *http.Request) {
+// "inspector").
+func (in *inspector) serve(w http.ResponseWriter, hr *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
-	hr.Body = http.MaxBytesReader(w, hr.Body, s.opts.MaxBodyBytes)
+	if hr.Method != http.MethodGet && hr.Method != http.MethodPost {
+		w.Header().Set("Allow", "GET, POST")
+		http.Error(w, "Method Not Allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	hr.Body = http.MaxBytesReader(w, hr.Body, maxForm)
 	path := hr.FormValue("page")
-	if path == "" || !isLocalPath(path) {
+	if path == "" || !site.IsLocalPath(path) {
 		path = "/"
 	}
-	d := inspectorData{Path: path, Caller: "anonymous", CSS: InspectorPath + ".css"}
-	if r, err := s.NewRequest(hr); err == nil && r.Caller.Mode != "" {
+	d := inspectorData{Path: path, Caller: "anonymous", CSS: Path + ".css"}
+	if r, err := in.site.NewRequest(hr); err == nil && r.Caller.Mode != "" {
 		d.Caller = string(r.Caller.Mode)
 	}
 	if hr.Method == http.MethodPost {
-		s.inspectorCall(w, hr, &d)
+		in.call(w, hr, &d)
 	}
-	g, err := s.ReadGraph(hr, path, TransportInspector)
+	g, err := in.site.ReadGraph(hr, path, site.TransportInspector)
 	if err != nil {
 		d.Error = publicMessage(err)
 	} else {
 		b, _ := json.MarshalIndent(g, "", "  ")
 		d.Graph, d.Bytes = string(b), len(mustCompact(g))
 		d.Tokens = d.Bytes / 4
-		page, _ := s.route(hr, path, http.MethodGet)
+		outputs := in.outputs()
 		for _, a := range g.Actions {
-			var output json.RawMessage // graphs leave it out; the index has it
-			if page != nil && page.byName[a.Name] != nil {
-				output = page.byName[a.Name].summary.Output
-			}
+			output := outputs[[2]string{g.Route, a.Name}] // graphs leave it out; the index has it
 			d.Actions = append(d.Actions, inspectedAction{ActionDescriptor: a, InputSchema: indent(a.Input),
 				OutputSchema: indent(output), Example: exampleInput(a.Input), Confirm: a.Expose == protocol.ExposeConfirm})
 		}
 	}
 	var buf bytes.Buffer
 	if err := inspectorView.Execute(&buf, d); err != nil {
-		s.opts.Logger.ErrorContext(hr.Context(), "affordances: rendering the inspector", "err", err)
+		slog.ErrorContext(hr.Context(), "affordances: rendering the inspector", "err", err)
 		http.Error(w, "Internal Server Error", http.StatusInternalServerError)
 		return
 	}
@@ -98,23 +124,31 @@ func (s *Site) serveInspector(w http.ResponseWriter, hr *http.Request) {
 	w.Write(buf.Bytes())
 }
 
-// inspectorCall runs the action the inspector's form posted, through
-// Execute, and keeps its delta (or its failure, as a delta) to show.
-func (s *Site) inspectorCall(w http.ResponseWriter, hr *http.Request, d *inspectorData) {
+// outputs returns the output schemas of the site's actions by route and
+// action (graphs leave them out; the site's routes have them).
+func (in *inspector) outputs() map[[2]string]json.RawMessage {
+	out := map[[2]string]json.RawMessage{}
+	for _, r := range in.site.AllActions() {
+		for _, a := range r.Actions {
+			out[[2]string{r.Route, a.Name}] = a.Output
+		}
+	}
+	return out
+}
+
+// call runs the action the inspector's form posted, through Execute, and
+// keeps its delta (or its failure, as a delta) to show.
+func (in *inspector) call(w http.ResponseWriter, hr *http.Request, d *inspectorData) {
 	d.Tried = hr.PostFormValue("action")
 	input := strings.TrimSpace(hr.PostFormValue("input"))
 	if input == "" {
 		input = "{}"
 	}
-	res, err := s.Execute(hr, Call{Page: d.Path, Transport: TransportInspector,
+	res, err := in.site.Execute(hr, site.Call{Page: d.Path, Transport: site.TransportInspector,
 		Call: protocol.Call{Action: d.Tried, Input: json.RawMessage(input), Confirm: hr.PostFormValue("confirm") == "true"}})
 	delta := res.Delta
 	if err != nil {
-		e, ok := err.(*Error)
-		if !ok {
-			e = newInternalError()
-		}
-		delta = e.delta()
+		delta = site.FailureDelta(err)
 	}
 	for k, vs := range res.Header {
 		for _, v := range vs {
@@ -127,8 +161,8 @@ func (s *Site) inspectorCall(w http.ResponseWriter, hr *http.Request, d *inspect
 
 // publicMessage is what a person may read of an error.
 func publicMessage(err error) string {
-	if e, ok := err.(*Error); ok {
-		return string(e.code) + ": " + e.message
+	if e, ok := err.(*site.Error); ok {
+		return string(e.Code()) + ": " + e.Message()
 	}
 	return "the graph could not be read"
 }
@@ -183,8 +217,8 @@ func exampleInput(raw json.RawMessage) string {
 	return string(b)
 }
 
-// serveInspectorCSS serves the inspector's stylesheet.
-func (s *Site) serveInspectorCSS(w http.ResponseWriter, hr *http.Request) {
+// serveCSS serves the inspector's stylesheet.
+func serveCSS(w http.ResponseWriter, hr *http.Request) {
 	w.Header().Set("Content-Type", "text/css; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
 	w.Write([]byte(inspectorCSS))

@@ -1,4 +1,4 @@
-package site_test
+package inspector_test
 
 import (
 	"log/slog"
@@ -9,11 +9,12 @@ import (
 
 	"github.com/affordances-go/affordances/protocol"
 	"github.com/affordances-go/affordances/site"
+	"github.com/affordances-go/affordances/site/inspector"
 	"github.com/affordances-go/affordances/site/sitetest"
 )
 
 func inspectedSite(on bool) *site.Site {
-	s := site.New(site.Options{Name: "Inspected", Inspector: on, Logger: slog.New(slog.DiscardHandler),
+	s := site.New(site.Options{Name: "Inspected", Logger: slog.New(slog.DiscardHandler),
 		Auth: site.AuthFunc(func(r *http.Request) (site.Caller, error) {
 			if c, err := r.Cookie("sid"); err == nil {
 				return site.Caller{ID: c.Value, Mode: protocol.AuthCookie, SignedIn: true}, nil
@@ -35,19 +36,22 @@ func inspectedSite(on bool) *site.Site {
 		func(r *site.Request, in struct{}) (site.Done, error) { n = 0; return site.Done{}, nil })
 	site.Handle(p, site.Action{Name: "mine", Description: "Signed in only", Expose: protocol.ExposeSession},
 		func(r *site.Request, in struct{}) (site.Done, error) { return site.Done{}, nil })
+	if on {
+		inspector.Mount(s)
+	}
 	return s
 }
 
 func TestInspector_IsOffByDefault(t *testing.T) {
 	c := sitetest.New(t, inspectedSite(false))
-	if res := c.Get(site.InspectorPath+"?page=/counter", sitetest.Header("Accept", "text/html")); res.Code != 404 {
+	if res := c.Get(inspector.Path+"?page=/counter", sitetest.Header("Accept", "text/html")); res.Code != 404 {
 		t.Errorf("inspector without the option: %d", res.Code)
 	}
 }
 
 func TestInspector_ShowsThePageAndRunsActionsThroughThePipeline(t *testing.T) {
 	c := sitetest.New(t, inspectedSite(true))
-	res := c.Get(site.InspectorPath+"?page=/counter", sitetest.Header("Accept", "text/html"))
+	res := c.Get(inspector.Path+"?page=/counter", sitetest.Header("Accept", "text/html"))
 	body := res.Body.String()
 	for _, want := range []string{`<iframe src="/counter"`, "about ", " tokens", "&#34;count&#34;: 0", "add <small>(public)</small>",
 		`&#34;by&#34;: 2`, "as anonymous", "confirm: true"} {
@@ -64,7 +68,7 @@ func TestInspector_ShowsThePageAndRunsActionsThroughThePipeline(t *testing.T) {
 
 	// A run goes through the pipeline: validation, confirmation, the delta.
 	post := func(form url.Values, opts ...sitetest.Option) string {
-		return c.Do("POST", site.InspectorPath, strings.NewReader(form.Encode()),
+		return c.Do("POST", inspector.Path, strings.NewReader(form.Encode()),
 			append(opts, sitetest.Header("Content-Type", "application/x-www-form-urlencoded"))...).Body.String()
 	}
 	if got := post(url.Values{"page": {"/counter"}, "action": {"add"}, "input": {`{"by":3}`}}); !strings.Contains(got, "&#34;ok&#34;: true") || !strings.Contains(got, "&#34;count&#34;: 3") {
