@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/affordances-go/affordances/protocol"
+	"github.com/affordances-go/affordances/site/approval"
 )
 
 // checkApproval is step 6 for an action with approval, called by an agent:
@@ -27,7 +28,7 @@ func (c *call) checkApproval(summary string) *Error {
 	}
 	a, err := store.Get(ctx, c.approvalID)
 	switch {
-	case errors.Is(err, ErrNoApproval):
+	case errors.Is(err, approval.ErrNotFound):
 		return c.askApproval(summary, "There is no such approval.")
 	case err != nil:
 		c.site.opts.Logger.ErrorContext(ctx, "affordances: reading an approval", "approval", shortID(c.approvalID), "err", err)
@@ -42,11 +43,11 @@ func (c *call) checkApproval(summary string) *Error {
 		return c.askApproval(summary, "The input differs from what the person approved.")
 	case time.Now().After(a.Expires):
 		return c.askApproval(summary, "That approval expired.")
-	case a.State == ApprovalDeclined:
+	case a.State == approval.Declined:
 		return c.askApproval(summary, "The person declined.")
-	case a.State == ApprovalUsed:
+	case a.State == approval.Used:
 		return c.askApproval(summary, "That approval was used already.")
-	case a.State == ApprovalPending:
+	case a.State == approval.Pending:
 		e := newError(protocol.CodeConfirmRequired, "Waiting for the person's approval: "+summary)
 		e.approvalURL = c.site.opts.ApprovalPath + a.ID
 		return e
@@ -54,7 +55,7 @@ func (c *call) checkApproval(summary string) *Error {
 		return c.askApproval(summary, "What the person approved has changed since.")
 	}
 	if err := store.Use(ctx, a.ID); err != nil {
-		if errors.Is(err, ErrApprovalDecided) {
+		if errors.Is(err, approval.ErrDecided) {
 			return c.askApproval(summary, "That approval was used already.")
 		}
 		c.site.opts.Logger.ErrorContext(ctx, "affordances: using an approval", "approval", shortID(a.ID), "err", err)
@@ -68,9 +69,9 @@ func (c *call) checkApproval(summary string) *Error {
 // confirm_required with its page; why, when set, says what was wrong with
 // the approval the call brought.
 func (c *call) askApproval(summary, why string) *Error {
-	a := Approval{ID: newSecretID(), Account: c.r.Caller.account(), Page: c.r.URL.Path, Action: c.act.meta.Name,
+	a := approval.Approval{ID: newSecretID(), Account: c.r.Caller.account(), Page: c.r.URL.Path, Action: c.act.meta.Name,
 		Input: inputDigest(c.inputValue), Summary: summary, Basis: c.basis(), Credential: c.r.Caller.ID,
-		State: ApprovalPending, Expires: time.Now().Add(c.site.opts.ApprovalTTL)}
+		State: approval.Pending, Expires: time.Now().Add(c.site.opts.ApprovalTTL)}
 	if err := c.site.opts.Approvals.Create(c.r.Context(), a); err != nil {
 		c.site.opts.Logger.ErrorContext(c.r.Context(), "affordances: storing an approval", "err", err)
 		return newInternalError()
@@ -111,7 +112,7 @@ func (s *Site) needsApprovals() bool {
 
 // ApprovalData is what the approval page is rendered from.
 type ApprovalData struct {
-	Approval Approval
+	Approval approval.Approval
 	// SignedIn is false when the person must sign in first; SignInURL is
 	// where (Options.SignInURL).
 	SignedIn  bool
@@ -137,7 +138,7 @@ func (s *Site) serveApproval(w http.ResponseWriter, hr *http.Request) {
 	}
 	id := hr.PathValue("id")
 	a, err := s.opts.Approvals.Get(hr.Context(), id)
-	if err != nil && !errors.Is(err, ErrNoApproval) {
+	if err != nil && !errors.Is(err, approval.ErrNotFound) {
 		s.opts.Logger.ErrorContext(hr.Context(), "affordances: reading an approval", "approval", shortID(id), "err", err)
 		http.Error(w, "Internal Server Error", http.StatusInternalServerError)
 		return
@@ -161,7 +162,7 @@ func (s *Site) serveApproval(w http.ResponseWriter, hr *http.Request) {
 	case http.MethodGet, http.MethodHead:
 		if wantsJSON {
 			state := a.State
-			if expired && state != ApprovalUsed {
+			if expired && state != approval.Used {
 				state = "expired"
 			}
 			b, _ := json.Marshal(map[string]any{"id": a.ID, "state": state, "expires": a.Expires.UTC().Format(time.RFC3339)})
@@ -185,7 +186,7 @@ func (s *Site) serveApproval(w http.ResponseWriter, hr *http.Request) {
 			http.Error(w, "the form names no decision", http.StatusBadRequest)
 			return
 		}
-		if err := s.opts.Approvals.Decide(hr.Context(), a.ID, decision == "approve"); err != nil && !errors.Is(err, ErrApprovalDecided) {
+		if err := s.opts.Approvals.Decide(hr.Context(), a.ID, decision == "approve"); err != nil && !errors.Is(err, approval.ErrDecided) {
 			s.opts.Logger.ErrorContext(hr.Context(), "affordances: recording a decision", "approval", shortID(a.ID), "err", err)
 			http.Error(w, "Internal Server Error", http.StatusInternalServerError)
 			return

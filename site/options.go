@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/affordances-go/affordances/protocol"
+	"github.com/affordances-go/affordances/site/approval"
 	"github.com/affordances-go/affordances/site/ratelimit"
 )
 
@@ -82,7 +83,7 @@ type Options struct {
 	// it for one action.
 	RequireApproval bool
 	// Approvals keeps approvals. Default: in memory, for one instance.
-	Approvals ApprovalStore
+	Approvals approval.Store
 	// ApprovalTTL is how long an approval can be given and used. Default:
 	// 10 minutes.
 	ApprovalTTL time.Duration
@@ -142,7 +143,7 @@ func withDefaults(o Options) Options {
 		o.ConfirmView = defaultConfirmView
 	}
 	if o.Approvals == nil {
-		o.Approvals = NewMemoryApprovals()
+		o.Approvals = approval.NewMemory()
 	}
 	if o.Idempotency == nil {
 		o.Idempotency = NewMemoryIdempotency()

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/affordances-go/affordances/protocol"
+	"github.com/affordances-go/affordances/site/approval"
 )
 
 // The exported functions of this file let another transport (the MCP
@@ -196,25 +197,25 @@ func (w *headerRecorder) WriteHeader(int)             {}
 // every door refuses the same sizes.
 func (s *Site) MaxBodyBytes() int64 { return s.opts.MaxBodyBytes }
 
-// ApprovalStatus returns where the approval named by approval (its id, or
+// ApprovalStatus returns where the approval named by id (its id, or
 // its page's path or URL) stands, for the caller of hr: pending, approved,
 // declined, used, or "expired". An approval of another account, or of
-// another credential of the same account, is [ErrNoApproval], like one
+// another credential of the same account, is [approval.ErrNotFound], like one
 // that does not exist. A door that waits for the person's decision (MCP,
 // after the person opened the approval page) polls it.
-func (s *Site) ApprovalStatus(hr *http.Request, approval string) (ApprovalState, error) {
+func (s *Site) ApprovalStatus(hr *http.Request, id string) (approval.State, error) {
 	r, e := s.authenticate(hr)
 	if e != nil {
 		return "", e
 	}
-	a, err := s.opts.Approvals.Get(hr.Context(), approvalIDOf(approval))
+	a, err := s.opts.Approvals.Get(hr.Context(), approvalIDOf(id))
 	if err != nil {
 		return "", err
 	}
 	if a.Account != r.Caller.account() || (a.Credential != "" && a.Credential != r.Caller.ID) {
-		return "", ErrNoApproval
+		return "", approval.ErrNotFound
 	}
-	if a.State != ApprovalUsed && time.Now().After(a.Expires) {
+	if a.State != approval.Used && time.Now().After(a.Expires) {
 		return "expired", nil
 	}
 	return a.State, nil

@@ -7,19 +7,19 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/affordances-go/affordances/site"
+	"github.com/affordances-go/affordances/site/approval"
 )
 
 // Approvals keeps the approvals people give on the shop (see
-// site.ApprovalStore) in the shop's database, so that any instance of the
+// approval.Store) in the shop's database, so that any instance of the
 // shop can check an approval another one issued.
 type Approvals struct{ s *Store }
 
 // Approvals returns the store's approvals.
 func (s *Store) Approvals() *Approvals { return &Approvals{s} }
 
-// Create implements site.ApprovalStore.
-func (a *Approvals) Create(ctx context.Context, ap site.Approval) error {
+// Create implements approval.Store.
+func (a *Approvals) Create(ctx context.Context, ap approval.Approval) error {
 	_, err := a.s.db.ExecContext(ctx, `INSERT INTO approvals (id, account, page, action, input, summary, basis, credential, state, expires_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, ap.ID, ap.Account, ap.Page, ap.Action, ap.Input, ap.Summary, ap.Basis, ap.Credential, string(ap.State), ap.Expires.UnixMilli())
 	if err != nil {
@@ -30,44 +30,44 @@ func (a *Approvals) Create(ctx context.Context, ap site.Approval) error {
 	return err
 }
 
-// Get implements site.ApprovalStore.
-func (a *Approvals) Get(ctx context.Context, id string) (site.Approval, error) {
-	var ap site.Approval
+// Get implements approval.Store.
+func (a *Approvals) Get(ctx context.Context, id string) (approval.Approval, error) {
+	var ap approval.Approval
 	var state string
 	var expires int64
 	err := a.s.db.QueryRowContext(ctx, `SELECT id, account, page, action, input, summary, basis, credential, state, expires_at FROM approvals WHERE id = ?`, id).
 		Scan(&ap.ID, &ap.Account, &ap.Page, &ap.Action, &ap.Input, &ap.Summary, &ap.Basis, &ap.Credential, &state, &expires)
 	if errors.Is(err, sql.ErrNoRows) {
-		return site.Approval{}, site.ErrNoApproval
+		return approval.Approval{}, approval.ErrNotFound
 	}
 	if err != nil {
-		return site.Approval{}, fmt.Errorf("reading an approval: %w", err)
+		return approval.Approval{}, fmt.Errorf("reading an approval: %w", err)
 	}
-	ap.State, ap.Expires = site.ApprovalState(state), time.UnixMilli(expires)
+	ap.State, ap.Expires = approval.State(state), time.UnixMilli(expires)
 	return ap, nil
 }
 
-// Decide implements site.ApprovalStore.
+// Decide implements approval.Store.
 func (a *Approvals) Decide(ctx context.Context, id string, approve bool) error {
-	to := site.ApprovalDeclined
+	to := approval.Declined
 	if approve {
-		to = site.ApprovalApproved
+		to = approval.Approved
 	}
-	err := a.move(ctx, id, site.ApprovalPending, to)
-	if !approve && errors.Is(err, site.ErrApprovalDecided) {
-		err = a.move(ctx, id, site.ApprovalApproved, site.ApprovalDeclined) // withdrawn before use
+	err := a.move(ctx, id, approval.Pending, to)
+	if !approve && errors.Is(err, approval.ErrDecided) {
+		err = a.move(ctx, id, approval.Approved, approval.Declined) // withdrawn before use
 	}
 	return err
 }
 
-// Use implements site.ApprovalStore.
+// Use implements approval.Store.
 func (a *Approvals) Use(ctx context.Context, id string) error {
-	return a.move(ctx, id, site.ApprovalApproved, site.ApprovalUsed)
+	return a.move(ctx, id, approval.Approved, approval.Used)
 }
 
 // move changes an approval's state in one conditional UPDATE, so that two
 // requests cannot both use it.
-func (a *Approvals) move(ctx context.Context, id string, from, to site.ApprovalState) error {
+func (a *Approvals) move(ctx context.Context, id string, from, to approval.State) error {
 	res, err := a.s.db.ExecContext(ctx, `UPDATE approvals SET state = ? WHERE id = ? AND state = ?`, string(to), id, string(from))
 	if err != nil {
 		return fmt.Errorf("changing an approval: %w", err)
@@ -76,7 +76,7 @@ func (a *Approvals) move(ctx context.Context, id string, from, to site.ApprovalS
 		if _, err := a.Get(ctx, id); err != nil {
 			return err
 		}
-		return site.ErrApprovalDecided
+		return approval.ErrDecided
 	}
 	return nil
 }

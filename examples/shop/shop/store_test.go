@@ -10,7 +10,7 @@ import (
 
 	"github.com/affordances-go/affordances/examples/shop/shop"
 	"github.com/affordances-go/affordances/internal/servers"
-	"github.com/affordances-go/affordances/site"
+	"github.com/affordances-go/affordances/site/approval"
 )
 
 // backends runs a test on a fresh, seeded store on each database: SQLite
@@ -99,11 +99,11 @@ func TestStore_OnEveryDatabase(t *testing.T) {
 		}
 		// Approvals change state once.
 		ap := s.Approvals()
-		a := site.Approval{ID: "ap1", Account: "user:1", Page: "/checkout", Action: "placeOrder", Summary: "x", State: site.ApprovalPending, Expires: time.Now().Add(time.Minute)}
+		a := approval.Approval{ID: "ap1", Account: "user:1", Page: "/checkout", Action: "placeOrder", Summary: "x", State: approval.Pending, Expires: time.Now().Add(time.Minute)}
 		if err := ap.Create(ctx, a); err != nil {
 			t.Fatal(err)
 		}
-		if err := ap.Use(ctx, "ap1"); !errors.Is(err, site.ErrApprovalDecided) {
+		if err := ap.Use(ctx, "ap1"); !errors.Is(err, approval.ErrDecided) {
 			t.Errorf("using a pending approval: %v", err)
 		}
 		if err := ap.Decide(ctx, "ap1", true); err != nil {
@@ -112,10 +112,10 @@ func TestStore_OnEveryDatabase(t *testing.T) {
 		if err := ap.Use(ctx, "ap1"); err != nil {
 			t.Fatal(err)
 		}
-		if err := ap.Use(ctx, "ap1"); !errors.Is(err, site.ErrApprovalDecided) {
+		if err := ap.Use(ctx, "ap1"); !errors.Is(err, approval.ErrDecided) {
 			t.Errorf("using an approval twice: %v", err)
 		}
-		if _, err := ap.Get(ctx, "nope"); !errors.Is(err, site.ErrNoApproval) {
+		if _, err := ap.Get(ctx, "nope"); !errors.Is(err, approval.ErrNotFound) {
 			t.Errorf("a missing approval: %v", err)
 		}
 	})

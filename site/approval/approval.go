@@ -1,0 +1,146 @@
+// Package approval holds the data of approvals, an extension of v0
+// (protocol.ActionSummary.Approval): a confirm action with approval runs
+// for an agent only once the person it acts for approved that exact call
+// on the site itself, signed in, on an approval page. An approval is
+// bound to the person's account, the page, the action and the exact input,
+// carries the summary they read, expires, and is used at most once; it is
+// bound to the credential that asked (a token or a session), and the
+// person can withdraw it until it is used.
+//
+// The site asks for approvals, serves their pages and checks them in its
+// pipeline (package site: Options.Approvals, Action.RequireApproval); this
+// package is what a store of approvals implements: [Store], with
+// [Memory] for one instance and tests.
+package approval
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+)
+
+// State is where an approval stands.
+type State string
+
+// The states of an approval.
+const (
+	Pending  State = "pending"
+	Approved State = "approved"
+	Declined State = "declined"
+	Used     State = "used"
+)
+
+// Approval is one approval a person is asked for.
+type Approval struct {
+	// ID is unguessable: 192 random bits, base64url.
+	ID string `json:"id"`
+	// Account is the person's account (Caller.Account, or Caller.ID).
+	Account string `json:"-"`
+	// Page and Action are the call it is for.
+	Page   string `json:"page"`
+	Action string `json:"action"`
+	// Input is the hex SHA-256 of the call's input in canonical JSON.
+	Input string `json:"-"`
+	// Summary is what the person reads and approves.
+	Summary string `json:"summary"`
+	// Basis identifies the state the summary was built from (see
+	// site.ApprovalBasis); empty when the input has none.
+	Basis string `json:"-"`
+	// Credential is the Caller.ID of the credential that asked: only a
+	// call with that credential can use the approval.
+	Credential string `json:"-"`
+	// State is where it stands; Expires when it stops being usable.
+	State   State     `json:"state"`
+	Expires time.Time `json:"expires"`
+}
+
+// Store keeps approvals. A site with several instances shares one, so
+// that any instance can check an approval another issued. The site's
+// default keeps them in memory ([Memory]).
+type Store interface {
+	// Create stores a new, pending approval.
+	Create(ctx context.Context, a Approval) error
+	// Get returns an approval, or ErrNotFound.
+	Get(ctx context.Context, id string) (Approval, error)
+	// Decide moves a pending approval to approved or declined, and an
+	// approved one to declined (the person withdraws it before it is
+	// used). It fails with ErrDecided for any other change.
+	Decide(ctx context.Context, id string, approve bool) error
+	// Use moves an approved approval to used, atomically: of two calls
+	// that try, one gets ErrDecided.
+	Use(ctx context.Context, id string) error
+}
+
+// Errors of a Store.
+var (
+	ErrNotFound = errors.New("approval: no such approval")
+	ErrDecided  = errors.New("approval: the approval is not in the state the change needs")
+)
+
+// Memory is a Store in memory, for one instance and for tests.
+type Memory struct {
+	mu sync.Mutex
+	m  map[string]Approval
+}
+
+// NewMemory returns an empty store.
+func NewMemory() *Memory { return &Memory{m: map[string]Approval{}} }
+
+// Create implements Store; it forgets approvals a day past their
+// expiry.
+func (s *Memory) Create(_ context.Context, a Approval) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := time.Now()
+	for id, x := range s.m {
+		if now.Sub(x.Expires) > 24*time.Hour {
+			delete(s.m, id)
+		}
+	}
+	s.m[a.ID] = a
+	return nil
+}
+
+// Get implements Store.
+func (s *Memory) Get(_ context.Context, id string) (Approval, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	a, ok := s.m[id]
+	if !ok {
+		return Approval{}, ErrNotFound
+	}
+	return a, nil
+}
+
+// Decide implements Store.
+func (s *Memory) Decide(_ context.Context, id string, approve bool) error {
+	if approve {
+		return s.move(id, Pending, Approved)
+	}
+	err := s.move(id, Pending, Declined)
+	if errors.Is(err, ErrDecided) {
+		err = s.move(id, Approved, Declined) // withdrawn before use
+	}
+	return err
+}
+
+// Use implements Store.
+func (s *Memory) Use(_ context.Context, id string) error {
+	return s.move(id, Approved, Used)
+}
+
+func (s *Memory) move(id string, from, to State) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	a, ok := s.m[id]
+	if !ok {
+		return ErrNotFound
+	}
+	if a.State != from {
+		return ErrDecided
+	}
+	a.State = to
+	s.m[id] = a
+	return nil
+}
