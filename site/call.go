@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/affordances-go/affordances/protocol"
+	"github.com/affordances-go/affordances/site/idempotency"
 )
 
 // call is one call going through the pipeline. Each step reads what the
@@ -23,8 +24,8 @@ type call struct {
 	approvalID string // the approval the call brings, for an action with approval
 	idemKey    string // the call's Idempotency-Key, "" for none
 
-	idem   *IdempotencyClaim // the key this call holds
-	replay *outcome          // what the key's first call produced, to answer again
+	idem   *idempotency.Claim // the key this call holds
+	replay *outcome           // what the key's first call produced, to answer again
 
 	// fromPage is set by the form door: the call was posted by an HTML
 	// form. It is no credential by itself: see [call.personPresent].

@@ -10,6 +10,7 @@ import (
 
 	"github.com/affordances-go/affordances/protocol"
 	"github.com/affordances-go/affordances/site"
+	"github.com/affordances-go/affordances/site/idempotency"
 	"github.com/affordances-go/affordances/site/sitetest"
 )
 
@@ -120,7 +121,7 @@ func TestIdempotency_ARepeatWhileTheFirstRuns(t *testing.T) {
 // what it keeps answers as before: memory stays bounded whatever callers
 // send, and a call's cost does not grow with the keys kept.
 func TestMemoryIdempotency_Bounded(t *testing.T) {
-	s := site.NewMemoryIdempotency()
+	s := idempotency.NewMemory()
 	s.MaxKeys = 100
 	ctx := t.Context()
 	for i := range 1000 {
@@ -134,7 +135,7 @@ func TestMemoryIdempotency_Bounded(t *testing.T) {
 	}
 	// The newest is still known: a repeat gets its delta.
 	r, claimed, _ := s.Claim(ctx, "caller", "999", "fp", "again", time.Minute, time.Hour)
-	if claimed || r.State != site.KeyDone || string(r.Delta) != `{"ok":true}` {
+	if claimed || r.State != idempotency.Done || string(r.Delta) != `{"ok":true}` {
 		t.Errorf("the newest key: claimed %v, %+v", claimed, r)
 	}
 	// The oldest was forgotten: it is claimed afresh.
@@ -142,7 +143,7 @@ func TestMemoryIdempotency_Bounded(t *testing.T) {
 		t.Error("the oldest key is still kept past MaxKeys")
 	}
 	// Expired keys go first.
-	s2 := site.NewMemoryIdempotency()
+	s2 := idempotency.NewMemory()
 	s2.Claim(ctx, "caller", "short", "fp", "c", time.Minute, time.Nanosecond)
 	time.Sleep(time.Millisecond)
 	if _, claimed, _ := s2.Claim(ctx, "caller", "short", "fp", "d", time.Minute, time.Hour); !claimed {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/affordances-go/affordances/protocol"
 	"github.com/affordances-go/affordances/site/approval"
+	"github.com/affordances-go/affordances/site/idempotency"
 	"github.com/affordances-go/affordances/site/ratelimit"
 )
 
@@ -98,8 +99,8 @@ type Options struct {
 	ApprovalView *template.Template
 
 	// Idempotency keeps the Idempotency-Key of calls (see
-	// [IdempotencyStore]). Default: in memory, for one instance.
-	Idempotency IdempotencyStore
+	// [idempotency.Store]). Default: in memory, for one instance.
+	Idempotency idempotency.Store
 	// IdempotencyTTL is how long a key's outcome is kept and replayed.
 	// Default: 24 hours.
 	IdempotencyTTL time.Duration
@@ -146,7 +147,7 @@ func withDefaults(o Options) Options {
 		o.Approvals = approval.NewMemory()
 	}
 	if o.Idempotency == nil {
-		o.Idempotency = NewMemoryIdempotency()
+		o.Idempotency = idempotency.NewMemory()
 	}
 	if o.IdempotencyTTL <= 0 {
 		o.IdempotencyTTL = 24 * time.Hour

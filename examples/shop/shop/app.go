@@ -18,6 +18,7 @@ import (
 
 	"github.com/affordances-go/affordances/protocol"
 	"github.com/affordances-go/affordances/site"
+	"github.com/affordances-go/affordances/site/idempotency"
 	"github.com/affordances-go/affordances/site/inspector"
 	"github.com/affordances-go/affordances/site/mcp"
 	"github.com/affordances-go/affordances/site/ratelimit"
@@ -67,7 +68,7 @@ type Options struct {
 	Observer site.Observer
 	// Idempotency keeps the calls' Idempotency-Keys. Default: the store's
 	// database (Store.IdempotencyKeys), where actions commit them.
-	Idempotency site.IdempotencyStore
+	Idempotency idempotency.Store
 	// MCPApprovalWait bounds how long an MCP call waits for the person's
 	// decision on the approval page once the host opened it (see
 	// mcp.Options.ApprovalWait). Default: 2 minutes.
@@ -289,7 +290,7 @@ func NewServer(addr string, h http.Handler) *http.Server {
 }
 
 // idempotency is the store of keys: the option's, else the database's.
-func (o Options) idempotency(s *Store) site.IdempotencyStore {
+func (o Options) idempotency(s *Store) idempotency.Store {
 	if o.Idempotency != nil {
 		return o.Idempotency
 	}

@@ -10,12 +10,13 @@ import (
 	"time"
 
 	"github.com/affordances-go/affordances/site"
+	"github.com/affordances-go/affordances/site/idempotency"
 )
 
-// IdempotencyKeys keeps the site's Idempotency-Keys (site.IdempotencyStore)
+// IdempotencyKeys keeps the site's Idempotency-Keys (idempotency.Store)
 // in the store's database, so that every instance sees them.
 //
-// It claims lazily (see site.IdempotencyStore): every action of the store
+// It claims lazily (see idempotency.Store): every action of the store
 // writes in Store.tx, which writes the call's key in the same transaction
 // as the action's changes, so the key and the order commit together and a
 // call cut after its commit is never run again. Before the action, a key
@@ -34,22 +35,22 @@ func (s *Store) IdempotencyKeys() *IdempotencyKeys { return s.keys }
 // way; past it, a repeat is told that the first answer was lost.
 const deltaGrace = 500 * time.Millisecond
 
-// Claim implements site.IdempotencyStore: it reads the key, and claims a
+// Claim implements idempotency.Store: it reads the key, and claims a
 // new one lazily.
-func (k *IdempotencyKeys) Claim(ctx context.Context, scope, key, fp, claim string, lease, ttl time.Duration) (site.IdempotencyRecord, bool, error) {
+func (k *IdempotencyKeys) Claim(ctx context.Context, scope, key, fp, claim string, lease, ttl time.Duration) (idempotency.Record, bool, error) {
 	for {
 		r, found, err := k.read(ctx, scope, key)
 		switch {
 		case err != nil:
 			return r, false, err
 		case !found:
-			return site.IdempotencyRecord{}, true, nil // Store.tx writes it
-		case r.State != site.KeyCommitted:
+			return idempotency.Record{}, true, nil // Store.tx writes it
+		case r.State != idempotency.Committed:
 			return r, false, nil
 		}
 		// Committed: its delta is written behind its answer.
 		if d, ok := k.writer.pending(scope, key, r.Claim); ok {
-			r.State, r.Delta = site.KeyDone, d
+			r.State, r.Delta = idempotency.Done, d
 			return r, false, nil
 		}
 		wait := time.Until(r.LeaseUntil)
@@ -65,8 +66,8 @@ func (k *IdempotencyKeys) Claim(ctx context.Context, scope, key, fp, claim strin
 }
 
 // read returns a key's record, forgetting it when it is past its time.
-func (k *IdempotencyKeys) read(ctx context.Context, scope, key string) (site.IdempotencyRecord, bool, error) {
-	var r site.IdempotencyRecord
+func (k *IdempotencyKeys) read(ctx context.Context, scope, key string) (idempotency.Record, bool, error) {
+	var r idempotency.Record
 	var state, delta string
 	var leaseUntil, expires int64
 	const q = `SELECT fingerprint, state, claim, delta, lease_until, expires_at FROM idempotency_keys WHERE scope = ? AND key = ?`
@@ -83,23 +84,23 @@ func (k *IdempotencyKeys) read(ctx context.Context, scope, key string) (site.Ide
 		}
 		return r, false, nil
 	}
-	r.State, r.Delta, r.LeaseUntil = site.IdempotencyState(state), []byte(delta), time.UnixMilli(leaseUntil)
+	r.State, r.Delta, r.LeaseUntil = idempotency.State(state), []byte(delta), time.UnixMilli(leaseUntil)
 	return r, true, nil
 }
 
-// Finish implements site.IdempotencyStore: the delta is written behind
+// Finish implements idempotency.Store: the delta is written behind
 // the answer, with others.
 func (k *IdempotencyKeys) Finish(_ context.Context, scope, key, claim string, delta []byte) error {
 	k.writer.add(k, scope, key, claim, delta)
 	return nil
 }
 
-// Release implements site.IdempotencyStore. A failed call's transaction
+// Release implements idempotency.Store. A failed call's transaction
 // rolled back with its key, so there is nothing to forget but a key some
 // other store's Claim wrote.
 func (k *IdempotencyKeys) Release(ctx context.Context, scope, key, claim string) error {
 	_, err := k.s.db.ExecContext(ctx, `DELETE FROM idempotency_keys WHERE scope = ? AND key = ? AND claim = ? AND state = ?`,
-		scope, key, claim, string(site.KeyRunning))
+		scope, key, claim, string(idempotency.Running))
 	return err
 }
 
@@ -123,7 +124,7 @@ func commitKey(ctx context.Context, tx *Tx) error {
 	const q = `INSERT INTO idempotency_keys (scope, key, fingerprint, state, claim, lease_until, expires_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (scope, key) DO UPDATE SET state = idempotency_keys.state WHERE idempotency_keys.claim = excluded.claim`
-	res, err := tx.prepared(ctx, q).ExecContext(ctx, q, c.Scope, c.Key, c.Fingerprint, string(site.KeyCommitted), c.Claim, now.Add(deltaGrace).UnixMilli(), c.Expires.UnixMilli())
+	res, err := tx.prepared(ctx, q).ExecContext(ctx, q, c.Scope, c.Key, c.Fingerprint, string(idempotency.Committed), c.Claim, now.Add(deltaGrace).UnixMilli(), c.Expires.UnixMilli())
 	if err != nil {
 		return fmt.Errorf("writing the call's key: %w", err)
 	}
@@ -223,7 +224,7 @@ func (w *deltaWriter) flush(ctx context.Context, k *IdempotencyKeys) error {
 	defer func() { k.s.raw.prepareLater(ctx, tx.misses) }()
 	const q = `UPDATE idempotency_keys SET state = ?, delta = ? WHERE scope = ? AND key = ? AND claim = ?`
 	for id, p := range batch {
-		if _, err := tx.prepared(ctx, q).ExecContext(ctx, q, string(site.KeyDone), string(p.delta), id[0], id[1], p.claim); err != nil {
+		if _, err := tx.prepared(ctx, q).ExecContext(ctx, q, string(idempotency.Done), string(p.delta), id[0], id[1], p.claim); err != nil {
 			t.Rollback()
 			return err
 		}
