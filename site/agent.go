@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 
+	"github.com/affordances-go/affordances/internal/schema"
 	"github.com/affordances-go/affordances/internal/strictjson"
 	"github.com/affordances-go/affordances/protocol"
 )
@@ -55,8 +56,7 @@ func (c *call) parseCall(body []byte) *Error {
 	}
 	c.name = name
 	if raw, ok := obj.Raw["input"]; ok {
-		c.inputRaw = raw
-		c.inputValue = obj.Values["input"]
+		c.input = jsonInput{raw: raw, v: obj.Values["input"]}
 	}
 	if v, present := obj.Values["approval"]; present {
 		id, isString := v.(string)
@@ -90,10 +90,20 @@ func (c *call) takeCall(in Call) *Error {
 		if err != nil {
 			return newError(protocol.CodeInvalidInput, "the input is not valid JSON: "+err.Error())
 		}
-		c.inputRaw, c.inputValue = in.Input, v
+		c.input = jsonInput{raw: in.Input, v: v}
 	}
 	return nil
 }
+
+// jsonInput is an input written in JSON (an agent's call, Execute's): its
+// bytes, and the value strictjson parsed from them.
+type jsonInput struct {
+	raw []byte
+	v   any
+}
+
+func (in jsonInput) value(*schema.Schema) (any, []byte, []protocol.Issue) { return in.v, in.raw, nil }
+func (in jsonInput) identity() any                                        { return in.v }
 
 // checkLength refuses a body whose declared length is over the limit before
 // reading any of it, so that a client that sent Expect: 100-continue is

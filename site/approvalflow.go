@@ -22,7 +22,7 @@ func (c *call) checkApproval(summary string) *Error {
 	ctx := c.r.Context()
 	store := c.site.opts.Approvals
 	account := c.r.Caller.account()
-	input := inputDigest(c.inputValue)
+	input := inputDigest(c.value)
 	if c.approvalID == "" || !c.confirm {
 		return c.askApproval(summary, "")
 	}
@@ -70,7 +70,7 @@ func (c *call) checkApproval(summary string) *Error {
 // the approval the call brought.
 func (c *call) askApproval(summary, why string) *Error {
 	a := approval.Approval{ID: newSecretID(), Account: c.r.Caller.account(), Page: c.r.URL.Path, Action: c.act.meta.Name,
-		Input: inputDigest(c.inputValue), Summary: summary, Basis: c.basis(), Credential: c.r.Caller.ID,
+		Input: inputDigest(c.value), Summary: summary, Basis: c.basis(), Credential: c.r.Caller.ID,
 		State: approval.Pending, Expires: time.Now().Add(c.site.opts.ApprovalTTL)}
 	if err := c.site.opts.Approvals.Create(c.r.Context(), a); err != nil {
 		c.site.opts.Logger.ErrorContext(c.r.Context(), "affordances: storing an approval", "err", err)

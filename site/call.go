@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/affordances-go/affordances/internal/schema"
 	"github.com/affordances-go/affordances/protocol"
 	"github.com/affordances-go/affordances/site/idempotency"
 )
@@ -36,11 +37,14 @@ type call struct {
 	// It only ever makes the action's check stricter.
 	confirmedBasis string
 
-	// What the transport decoded, for the validation step.
-	inputRaw   []byte              // the JSON of the input (agents)
-	inputValue any                 // the parsed input (agents), or nil when omitted
-	form       map[string][]string // the posted form values (forms)
-	badField   string              // a call field of the wrong type: the message
+	// What the door decoded, for the validation step: the input as the
+	// door had it (nil when omitted), and a field of the call that had
+	// the wrong type (its message), answered at validation so that the
+	// steps before it keep their order.
+	input    input
+	badField string
+	// value is the input as the generic JSON value the schema validated.
+	value any
 
 	act    *action
 	in     any    // the decoded, validated input
@@ -100,6 +104,18 @@ func (s *Site) execute(w http.ResponseWriter, hr *http.Request, p *Page, transpo
 	}
 	c.r.flushHeader(w)
 	return c, out, nil
+}
+
+// input is a call's input as its door decoded it. Each door writes the
+// input its own way (an agent's JSON, a form's fields); the pipeline only
+// asks for its value under the action's schema, never which door it was.
+type input interface {
+	// value returns the input as the generic JSON value the schema
+	// validator reads, with its JSON when the door has it (else nil), or
+	// the issues of converting it to that value.
+	value(s *schema.Schema) (v any, raw []byte, issues []protocol.Issue)
+	// identity is what identifies the input for an Idempotency-Key.
+	identity() any
 }
 
 // outcome is what a successful call produced.

@@ -62,7 +62,7 @@ func (s *Site) serveFormCall(w http.ResponseWriter, hr *http.Request, p *Page) {
 	var keep map[string][]string
 	if to == "" {
 		to = c.r.URL.RequestURI()
-		keep = c.form // back on the same page: its form keeps the choices
+		keep = c.formOf() // back on the same page: its form keeps the choices
 	}
 	s.setFlash(w, hr, out.delta.Message, keep)
 	http.Redirect(w, hr, to, http.StatusSeeOther)
@@ -117,13 +117,30 @@ func (c *call) parseForm(values url.Values) *Error {
 	c.fromPage = true
 	c.confirmedBasis = values.Get(FormBasisField)
 	c.approvalID = approvalIDOf(values.Get(FormApprovalField))
-	c.form = map[string][]string{}
+	fields := formFields{}
 	for k, v := range values {
 		if !strings.HasPrefix(k, "_") {
-			c.form[k] = v
+			fields[k] = v
 		}
 	}
+	c.input = fields
 	return nil
+}
+
+// formFields is an input written as a form's fields (the fields of the
+// call itself, _action and the like, left out).
+type formFields map[string][]string
+
+func (f formFields) value(s *schema.Schema) (any, []byte, []protocol.Issue) {
+	v, issues := formInput(s, f)
+	return v, nil, issues
+}
+func (f formFields) identity() any { return map[string][]string(f) }
+
+// formOf returns the fields a form posted, or nil for another door's call.
+func (c *call) formOf() map[string][]string {
+	f, _ := c.input.(formFields)
+	return f
 }
 
 // formInput converts form values to the JSON value the input schema
@@ -256,7 +273,7 @@ func (s *Site) renderFormFailure(w http.ResponseWriter, c *call, e *Error) {
 		}
 	}
 	v := &View{State: st, Request: c.r, Route: p.route, page: p,
-		Error: e.protocolError(), Form: url.Values(c.form), FailedAction: c.name}
+		Error: e.protocolError(), Form: url.Values(c.formOf()), FailedAction: c.name}
 	s.renderPage(w, c.r, p, v, e.Status())
 }
 
@@ -295,15 +312,16 @@ func (s *Site) renderConfirm(w http.ResponseWriter, c *call, e *Error) {
 	}
 	d := ConfirmData{State: c.before, Summary: e.message, Action: c.name, Description: c.act.meta.Description,
 		Page: c.r.URL.RequestURI(), Request: c.r}
-	names := make([]string, 0, len(c.form))
-	for k := range c.form {
+	form := c.formOf()
+	names := make([]string, 0, len(form))
+	for k := range form {
 		if namesField(c.act.input, k) {
 			names = append(names, k)
 		}
 	}
 	slices.Sort(names) // nested fields ("address.city") too, in a stable order
 	for _, k := range names {
-		for _, v := range c.form[k] {
+		for _, v := range form[k] {
 			d.Fields = append(d.Fields, FormField{k, v})
 		}
 	}

@@ -108,11 +108,9 @@ func (c *call) idempotency() *Error {
 // fingerprint is what makes two calls the same call: page, action,
 // input, confirm and approval.
 func (c *call) fingerprint() string {
-	in := any(c.inputValue)
-	if c.form != nil {
-		in = c.form
-	} else if len(c.inputRaw) > 0 && c.inputValue == nil {
-		in = json.RawMessage(c.inputRaw)
+	var in any
+	if c.input != nil {
+		in = c.input.identity()
 	}
 	b, _ := json.Marshal(struct {
 		Page     string `json:"p"`

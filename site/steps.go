@@ -101,20 +101,19 @@ func (c *call) validate() *Error {
 	if c.badField != "" {
 		return newError(protocol.CodeInvalidInput, c.badField)
 	}
-	var issues []protocol.Issue
-	if c.form != nil {
-		c.inputValue, issues = formInput(c.act.input, c.form)
-	} else if c.inputRaw == nil {
-		c.inputValue = map[string]any{} // an omitted input is an empty object
-		c.inputRaw = []byte("{}")
+	var v any = map[string]any{} // an omitted input is an empty object
+	raw, issues := []byte("{}"), []protocol.Issue(nil)
+	if c.input != nil {
+		v, raw, issues = c.input.value(c.act.input)
 	}
+	c.value = v
 	if len(issues) == 0 {
-		issues = c.act.check(c.inputValue)
+		issues = c.act.check(v)
 	}
 	if len(issues) > 0 {
 		return newError(protocol.CodeInvalidInput, "the input does not match the action's schema", issues...)
 	}
-	in, err := c.act.decodeInput(c.inputRaw, c.inputValue)
+	in, err := c.act.decodeInput(raw, v)
 	if err != nil {
 		return newError(protocol.CodeInvalidInput, "the input does not match the action's types", decodeIssues(err)...)
 	}
