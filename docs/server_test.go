@@ -114,7 +114,7 @@ func registerAddToCart(product *site.Page) {
 		Name:        "addToCart",
 		Description: "Put one size of this product in the cart",
 		Expose:      protocol.ExposePublic,
-		Effects:     []string{"cart"},
+		Effects:     site.Effects(CartKey),
 		Guard:       site.Guard{Text: "the product is in stock", Check: anySizeInStock},
 	}, func(r *site.Request, in AddToCart) (site.Result[CartLine], error) {
 		line, err := carts.Add(r.Context(), cartOf(r), in.SKU, max(in.Qty, 1))

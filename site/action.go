@@ -29,9 +29,12 @@ type Action struct {
 	Expose protocol.Expose
 	// Guard is the action's precondition on the page's state.
 	Guard Guard
-	// Effects names the entities a call may change. When set, a call's
-	// delta reports exactly these entities.
-	Effects []string
+	// Effects are the entities a call may change, named by their keys
+	// (a [Key] is a Named): site.Effects(cartKey). When set, a call's
+	// delta reports exactly these entities. On a page that loads entity
+	// by entity and has no Load, each must be one of its Entities: a
+	// name that is not is a registration error.
+	Effects []Named
 	// ReadOnly marks an action that changes nothing.
 	ReadOnly bool
 	// Visible, when set, hides the action from requesters for whom it
@@ -141,6 +144,7 @@ type action struct {
 	input     *schema.Schema         // the input schema, for converting form values
 	validator *jsonschema.Schema     // compiled input schema
 	hasOutput bool
+	effects   []string  // the names of Effects
 	cases     *caseTree // Go field names of the input, for case-sensitive decoding
 	decode    func(raw []byte) (any, error)
 	run       func(r *Request, in any) (out any, msg, redirect string, err error)
@@ -208,14 +212,17 @@ func newAction(p *Page, a Action, in, out reflect.Type) (*action, error) {
 			return nil, err
 		}
 	}
-	act := &action{meta: a, page: p, cases: newCaseTree(in)}
+	effects, err := p.effectNames(a.Effects)
+	if err != nil {
+		return nil, err
+	}
+	act := &action{meta: a, page: p, cases: newCaseTree(in), effects: effects}
 	act.summary = protocol.ActionSummary{
 		Name: a.Name, Description: a.Description, Expose: a.Expose,
-		Guard: a.Guard.Text, Effects: a.Effects, ReadOnly: a.ReadOnly,
+		Guard: a.Guard.Text, Effects: effects, ReadOnly: a.ReadOnly,
 		Approval: a.Expose == protocol.ExposeConfirm && (a.RequireApproval || p.site.opts.RequireApproval),
 	}
 
-	var err error
 	inRaw := a.Input
 	if inRaw == nil {
 		for in.Kind() == reflect.Pointer {

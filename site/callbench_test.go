@@ -57,7 +57,7 @@ func BenchmarkCall(b *testing.B) {
 		mu.Unlock()
 		return snapshot()
 	}
-	site.Handle(p, site.Action{Name: "addToCart", Description: "Add", Expose: protocol.ExposePublic, Effects: []string{"cart"}},
+	site.Handle(p, site.Action{Name: "addToCart", Description: "Add", Expose: protocol.ExposePublic, Effects: site.Effects(site.NewKey[any]("cart"))},
 		func(r *site.Request, in addToCart) (site.Result[cart], error) {
 			return site.Result[cart]{Output: work(in), Message: "Added."}, nil
 		})

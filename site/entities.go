@@ -1,5 +1,7 @@
 package site
 
+import "fmt"
+
 // EntityLoader loads one entity of a page on its own, the first time the
 // entity is read. See [PageOptions.Entities] and [Entity].
 type EntityLoader struct {
@@ -19,6 +21,37 @@ type EntityLoader struct {
 // names nothing that exists.
 func Entity[T any](k Key[T], load func(r *Request) (T, error)) EntityLoader {
 	return EntityLoader{name: k.name, load: func(r *Request) (any, error) { return load(r) }}
+}
+
+// Named is what names an entity: a [Key] is one. Action.Effects takes
+// keys, so that an action's effects and the page's entities are named by
+// the same declarations.
+type Named interface{ Name() string }
+
+// Effects is the list of entities an action changes, by their keys.
+func Effects(keys ...Named) []Named { return keys }
+
+// effectNames returns the names of an action's effects, checking them
+// against the page's entity loaders when those are all the page loads.
+func (p *Page) effectNames(effects []Named) ([]string, error) {
+	if len(effects) == 0 {
+		return nil, nil
+	}
+	known := map[string]bool{}
+	for _, l := range p.opts.Entities {
+		known[l.name] = true
+	}
+	names := make([]string, 0, len(effects))
+	for _, e := range effects {
+		if e == nil || e.Name() == "" {
+			return nil, fmt.Errorf("an effect without a name")
+		}
+		if p.opts.Load == nil && len(p.opts.Entities) > 0 && !known[e.Name()] {
+			return nil, fmt.Errorf("effect %q is not one of the page's Entities", e.Name())
+		}
+		names = append(names, e.Name())
+	}
+	return names, nil
 }
 
 // maxEntityLoaders bounds a page's entity loaders: which ones are pending

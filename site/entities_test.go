@@ -59,7 +59,7 @@ func newShelf(t *testing.T) (*shelf, *sitetest.Client) {
 	}})
 	for _, p := range []*site.Page{lazy, eager} {
 		site.Handle(p, site.Action{Name: "take", Description: "Take one", Expose: protocol.ExposePublic,
-			Guard: inStock, Effects: []string{"box", "stock"}},
+			Guard: inStock, Effects: site.Effects(site.NewKey[any]("box"), site.NewKey[any]("stock"))},
 			func(r *site.Request, in struct{}) (site.Done, error) {
 				sh.stock--
 				sh.box = append(sh.box, "item")
@@ -146,3 +146,22 @@ func jsonOf(v any) string {
 }
 
 func jsonUnmarshal(s string, v any) error { return json.Unmarshal([]byte(s), v) }
+
+// An effect is named by a key; on a page that loads entity by entity, an
+// effect that is none of its entities is a registration error, with the
+// file and line of the Handle call.
+func TestEffects_CheckedAtRegistration(t *testing.T) {
+	s := site.New(site.Options{})
+	p := s.Page("/shelf", site.PageOptions{Entities: []site.EntityLoader{
+		site.Entity(shelfStockKey, func(*site.Request) (int, error) { return 1, nil }),
+	}})
+	noop := func(*site.Request, struct{}) (site.Done, error) { return site.Done{}, nil }
+	site.Handle(p, site.Action{Name: "ok", Expose: protocol.ExposePublic, Effects: site.Effects(shelfStockKey)}, noop)
+	defer func() {
+		msg := fmt.Sprint(recover())
+		if !strings.Contains(msg, `effect "box" is not one of the page's Entities`) || !strings.Contains(msg, "entities_test.go") {
+			t.Errorf("panic: %s", msg)
+		}
+	}()
+	site.Handle(p, site.Action{Name: "typo", Expose: protocol.ExposePublic, Effects: site.Effects(shelfBoxKey)}, noop)
+}

@@ -23,7 +23,7 @@ func ExampleEntity() {
 		site.Entity(basketKey, func(r *site.Request) (int, error) { fmt.Println("load basket"); return basket, nil }),
 	}})
 	site.Handle(p, site.Action{Name: "take", Description: "Take one", Expose: protocol.ExposePublic,
-		Effects: []string{"basket"},
+		Effects: site.Effects(site.NewKey[any]("basket")),
 		Guard: site.Guard{Text: "something is left", Check: func(r *site.Request, st *site.State) (bool, string) {
 			return stockKey.Get(st) > 0, "sold out"
 		}}},

@@ -62,7 +62,7 @@ func ExampleHandle() {
 		Name:        "setQuantity",
 		Description: "Change how many of one item the cart holds",
 		Expose:      protocol.ExposePublic,
-		Effects:     []string{"cart"},
+		Effects:     site.Effects(cart),
 		Guard: site.Guard{Text: "the cart is not empty", Check: func(r *site.Request, st *site.State) (bool, string) {
 			return len(cart.Get(st)) > 0, "the cart is empty"
 		}},

@@ -179,7 +179,7 @@ func (f *fixture) readPages() {
 	})
 	site.Handle(p, site.Action{
 		Name: "addToCart", Description: "Put the product in the cart",
-		Expose: protocol.ExposePublic, Effects: []string{"cart"},
+		Expose: protocol.ExposePublic, Effects: site.Effects(site.NewKey[any]("cart")),
 		Guard: site.Guard{Text: "the product is in stock", Check: func(r *site.Request, st *site.State) (bool, string) {
 			return productKey.Get(st).Stock > 0, "sold out"
 		}},
@@ -241,7 +241,7 @@ func (f *fixture) callPage() {
 		},
 	})
 	site.Handle(p, site.Action{
-		Name: "addToCart", Description: "Add to the cart", Expose: protocol.ExposePublic, Effects: []string{"cart"},
+		Name: "addToCart", Description: "Add to the cart", Expose: protocol.ExposePublic, Effects: site.Effects(site.NewKey[any]("cart")),
 		Guard: site.Guard{Text: "in stock", Check: func(r *site.Request, st *site.State) (bool, string) {
 			return stockKey.Get(st)["stock"].(int) > 0, "sold out"
 		}},
@@ -275,7 +275,7 @@ func (f *fixture) callPage() {
 			return site.Done{}, site.Unavailable("sold out in the meantime")
 		})
 	site.Handle(p, site.Action{Name: "forget", Description: "Removes a line of the cart", Expose: protocol.ExposePublic,
-		Effects: []string{"cart"}},
+		Effects: site.Effects(site.NewKey[any]("cart"))},
 		func(r *site.Request, in struct {
 			SKU string `json:"sku"`
 		}) (site.Done, error) {

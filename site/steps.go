@@ -160,7 +160,7 @@ func (c *call) checkGuard() *Error {
 	if ok {
 		ok, reason = c.inputGuard(st)
 	}
-	if len(c.act.meta.Effects) == 0 {
+	if len(c.act.effects) == 0 {
 		st.loadAll() // the delta compares every entity before and after
 	}
 	if e := c.page.checkFault(c.r, st); e != nil {
@@ -297,7 +297,7 @@ func (c *call) run() (*outcome, *Error) {
 	if c.act.hasOutput {
 		d.Output = out
 	}
-	after, err := c.page.afterState(c.r, c.before, c.act.meta.Effects)
+	after, err := c.page.afterState(c.r, c.before, c.act.effects)
 	switch {
 	case errors.Is(err, ErrNotFound):
 		after = &State{} // the page is gone: every entity was removed
@@ -307,7 +307,7 @@ func (c *call) run() (*outcome, *Error) {
 			"action", c.act.meta.Name, "err", err)
 		return &outcome{delta: d, redirect: redirect}, nil
 	}
-	d.Changed = changedEntities(c.act.meta.Effects, c.before, after)
+	d.Changed = changedEntities(c.act.effects, c.before, after)
 	afterActions := c.page.describe(c.r, after)
 	if err := after.loadErr(); err != nil && !errors.Is(err, ErrNotFound) {
 		c.site.opts.Logger.ErrorContext(c.r.Context(), "affordances: reloading state after an action", "route", c.page.route,

@@ -69,7 +69,7 @@ func newSite(list *List) *site.Site {
 		Name:        "add",
 		Description: "Add an item to the list",
 		Expose:      protocol.ExposePublic,
-		Effects:     []string{"items"},
+		Effects:     site.Effects(itemsKey),
 	}, func(r *site.Request, in Add) (site.Done, error) {
 		list.mu.Lock()
 		defer list.mu.Unlock()
@@ -83,7 +83,7 @@ func newSite(list *List) *site.Site {
 		Name:        "finish",
 		Description: "Mark an item as done",
 		Expose:      protocol.ExposePublic,
-		Effects:     []string{"items"},
+		Effects:     site.Effects(itemsKey),
 		Guard: site.Guard{Text: "something is left to do", Check: func(r *site.Request, st *site.State) (bool, string) {
 			for _, it := range itemsKey.Get(st) {
 				if !it.Done {

@@ -25,7 +25,7 @@ func inspectedSite(on bool) *site.Site {
 	p := s.Page("/counter", site.PageOptions{Load: func(r *site.Request) (*site.State, error) {
 		return &site.State{Entities: map[string]any{"count": n}}, nil
 	}})
-	site.Handle(p, site.Action{Name: "add", Description: "Add to the count", Expose: protocol.ExposePublic, Effects: []string{"count"}},
+	site.Handle(p, site.Action{Name: "add", Description: "Add to the count", Expose: protocol.ExposePublic, Effects: site.Effects(site.NewKey[any]("count"))},
 		func(r *site.Request, in struct {
 			By int `json:"by" minimum:"1" example:"2"`
 		}) (site.Done, error) {

@@ -117,7 +117,7 @@ func newTestShopWith(t *testing.T, stateless bool) *testShop {
 	site.Handle(product, site.Action{Name: "addToCart", Description: "Add to the cart", Expose: protocol.ExposePublic, Guard: guard}, add)
 	cart := s.Page("/cart", site.PageOptions{Description: "The cart", Load: stock})
 	site.Handle(cart, site.Action{Name: "addToCart", Description: "Add again", Expose: protocol.ExposePublic}, add)
-	site.Handle(cart, site.Action{Name: "placeOrder", Description: "Order the cart", Expose: protocol.ExposeConfirm, Effects: []string{"orders"}},
+	site.Handle(cart, site.Action{Name: "placeOrder", Description: "Order the cart", Expose: protocol.ExposeConfirm, Effects: site.Effects(site.NewKey[any]("orders"))},
 		func(r *site.Request, in orderInput) (site.Done, error) {
 			ts.mu.Lock()
 			defer ts.mu.Unlock()

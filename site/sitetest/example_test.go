@@ -23,7 +23,7 @@ func ExampleNew() {
 	type Add struct {
 		By int `json:"by" minimum:"1" maximum:"10"`
 	}
-	site.Handle(p, site.Action{Name: "add", Description: "Add to the counter", Expose: protocol.ExposePublic, Effects: []string{"count"}},
+	site.Handle(p, site.Action{Name: "add", Description: "Add to the counter", Expose: protocol.ExposePublic, Effects: site.Effects(site.NewKey[any]("count"))},
 		func(r *site.Request, in Add) (site.Done, error) {
 			n += in.By
 			return site.Done{Message: fmt.Sprintf("Added %d.", in.By)}, nil

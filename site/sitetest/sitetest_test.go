@@ -28,7 +28,7 @@ func newCounter() *site.Site {
 		return &site.State{Entities: map[string]any{"count": n, "signedIn": r.Caller.SignedIn}}, nil
 	}})
 	site.Handle(p, site.Action{Name: "add", Description: "Add to the count", Expose: protocol.ExposePublic,
-		Effects: []string{"count"}},
+		Effects: site.Effects(site.NewKey[any]("count"))},
 		func(r *site.Request, in struct {
 			By int `json:"by" minimum:"1" maximum:"10"`
 		}) (site.Done, error) {
@@ -119,9 +119,9 @@ func TestClient_CheckDeltasCatchesADeltaThatLies(t *testing.T) {
 		}
 		return &site.State{Entities: map[string]any{"count": n}}, nil
 	}})
-	site.Handle(p, site.Action{Name: "honest", Expose: protocol.ExposePublic, Effects: []string{"count"}},
+	site.Handle(p, site.Action{Name: "honest", Expose: protocol.ExposePublic, Effects: site.Effects(site.NewKey[any]("count"))},
 		func(r *site.Request, in struct{}) (site.Done, error) { n++; return site.Done{}, nil })
-	site.Handle(p, site.Action{Name: "liar", Expose: protocol.ExposePublic, Effects: []string{"count"}},
+	site.Handle(p, site.Action{Name: "liar", Expose: protocol.ExposePublic, Effects: site.Effects(site.NewKey[any]("count"))},
 		func(r *site.Request, in struct{}) (site.Done, error) {
 			r.Caller = site.Caller{ID: "pretend"} // as if the caller were signed out
 			return site.Done{}, nil

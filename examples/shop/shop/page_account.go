@@ -198,8 +198,8 @@ func (a *App) accountPage() {
 		return shopperOf(r).Session != "", "tokens are managed by the person, signed in on the site in a browser"
 	}}
 	site.Handle(p, site.Action{Name: "createToken", Description: "Create an API token for agents; it is shown only once",
-		Expose: protocol.ExposeSession, Effects: []string{"tokens"}, Guard: personOnly}, a.createToken)
-	site.Handle(p, site.Action{Name: "revokeToken", Description: "Revoke an API token", Expose: protocol.ExposeConfirm, Effects: []string{"tokens"},
+		Expose: protocol.ExposeSession, Effects: site.Effects(tokensKey), Guard: personOnly}, a.createToken)
+	site.Handle(p, site.Action{Name: "revokeToken", Description: "Revoke an API token", Expose: protocol.ExposeConfirm, Effects: site.Effects(tokensKey),
 		Guard: personOnly},
 		func(r *site.Request, in RevokeToken) (site.Done, error) {
 			err := a.store.RevokeToken(r.Context(), shopperOf(r).User.ID, in.ID)

@@ -62,7 +62,7 @@ func (a *App) cartPage() {
 	})
 	site.Handle(p, site.Action{
 		Name: "setQuantity", Description: "Change how many of one cart line to buy; 0 removes it",
-		Expose: protocol.ExposePublic, Effects: []string{"cart"}, Guard: cartNotEmpty,
+		Expose: protocol.ExposePublic, Effects: site.Effects(cartKey), Guard: cartNotEmpty,
 	}, func(r *site.Request, in SetQuantity) (site.Done, error) {
 		if err := a.store.SetQuantity(r.Context(), shopperOf(r).owner(), in.SKU, in.Qty); err != nil {
 			return site.Done{}, declined(err)
@@ -71,7 +71,7 @@ func (a *App) cartPage() {
 	})
 	site.Handle(p, site.Action{
 		Name: "removeFromCart", Description: "Remove one line from the cart",
-		Expose: protocol.ExposePublic, Effects: []string{"cart"}, Guard: cartNotEmpty,
+		Expose: protocol.ExposePublic, Effects: site.Effects(cartKey), Guard: cartNotEmpty,
 	}, func(r *site.Request, in RemoveFromCart) (site.Done, error) {
 		if err := a.store.SetQuantity(r.Context(), shopperOf(r).owner(), in.SKU, 0); err != nil {
 			return site.Done{}, declined(err)

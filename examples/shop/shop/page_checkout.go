@@ -125,7 +125,7 @@ func (a *App) checkoutPage() {
 	})
 	site.Handle(p, site.Action{
 		Name: "placeOrder", Description: "Order the cart, paid on delivery",
-		Expose: protocol.ExposeConfirm, Effects: []string{"cart"}, Guard: cartNotEmpty, RequireApproval: a.approvals,
+		Expose: protocol.ExposeConfirm, Effects: site.Effects(cartKey), Guard: cartNotEmpty, RequireApproval: a.approvals,
 	}, a.placeOrder)
 }
 

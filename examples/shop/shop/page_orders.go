@@ -65,7 +65,7 @@ func (a *App) orderPage() {
 	})
 	site.Handle(p, site.Action{
 		Name: "cancelOrder", Description: "Cancel this order; its items go back in stock",
-		Expose: protocol.ExposeConfirm, Effects: []string{"order"}, RequireApproval: a.approvals,
+		Expose: protocol.ExposeConfirm, Effects: site.Effects(orderKey), RequireApproval: a.approvals,
 		Guard: site.Guard{Text: "the order has not shipped yet", Check: func(r *site.Request, st *site.State) (bool, string) {
 			o := orderKey.Get(st)
 			return o.Cancellable(), fmt.Sprintf("the order is %s", o.Status)

@@ -70,7 +70,7 @@ func (a *App) productPage() {
 		Name:        "addToCart",
 		Description: "Put one colour and size of this product in the cart",
 		Expose:      protocol.ExposePublic,
-		Effects:     []string{"cart"},
+		Effects:     site.Effects(cartSummaryKey),
 		Guard: site.Guard{Text: "the size is in stock", Check: func(r *site.Request, st *site.State) (bool, string) {
 			if sh := shopperOf(r); !r.KeepsCookies() && sh.User == nil && sh.GuestHash == "" {
 				return false, guestCartNeedsCookies
