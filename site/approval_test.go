@@ -211,7 +211,7 @@ func TestApproval_ThePageIsThePersons(t *testing.T) {
 	sh := newApprovalShop(t, time.Minute)
 	c := sitetest.New(t, sh.site)
 	_, u, _ := ask(t, c, "agent-a", "gift", "")
-	if res := c.Get(u); res.Code != 401 || !strings.Contains(res.Body.String(), `href="/login"`) {
+	if res := c.Get(u); res.Code != 401 || !strings.Contains(res.Body.String(), `href="/login?next=%2Fapprovals%2F`) {
 		t.Errorf("not signed in: %d", res.Code)
 	}
 	if res := c.Get(u, sitetest.Header("Cookie", "session=bob")); res.Code != 404 {

@@ -149,7 +149,7 @@ func (s *Site) serveApproval(w http.ResponseWriter, hr *http.Request) {
 			http.Error(w, `{"error":"sign in first"}`, http.StatusUnauthorized)
 			return
 		}
-		s.renderApproval(w, r, ApprovalData{SignInURL: s.opts.SignInURL, Request: r}, http.StatusUnauthorized)
+		s.renderApproval(w, r, ApprovalData{SignInURL: WithReturn(s.opts.SignInURL, hr.URL.Path), Request: r}, http.StatusUnauthorized)
 		return
 	}
 	// Another person's approval, or none: the same 404.
@@ -215,7 +215,7 @@ var defaultApprovalView = template.Must(template.New("approval").Parse(`<!doctyp
 <body>
 <main>
 {{if not .SignedIn}}<h1>Sign in first</h1>
-<p>An agent asked for your approval. Sign in on this site{{with .SignInURL}} (<a href="{{.}}">sign in</a>){{end}}, then open this link again.</p>
+<p>An agent asked for your approval. Sign in on this site{{with .SignInURL}} (<a href="{{.}}">sign in</a>: you come back here){{end}}.</p>
 {{else if .Done}}<h1>{{if eq .Approval.State "approved"}}Approved{{else if eq .Approval.State "declined"}}Declined{{else}}Already decided{{end}}</h1>
 <p style="white-space: pre-line">{{.Approval.Summary}}</p>
 <p>{{if eq .Approval.State "approved"}}The agent can now complete it, once.{{else}}Nothing will run.{{end}}</p>

@@ -92,7 +92,9 @@ type Options struct {
 	// Default: /approvals/.
 	ApprovalPath string
 	// SignInURL is where the approval page sends a person who is not
-	// signed in. Default: none; the page asks them to sign in.
+	// signed in, with the page to come back to in its "next" parameter
+	// (ReturnParam): a sign-in action returns there with
+	// [Request.ReturnPath]. Default: none; the page asks them to sign in.
 	SignInURL string
 	// ApprovalView renders the approval page from an [ApprovalData].
 	// Default: a plain built-in page.

@@ -3,6 +3,7 @@ package site
 import (
 	"errors"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/affordances-go/affordances/protocol"
@@ -193,4 +194,35 @@ func (r *Request) flushHeader(w http.ResponseWriter) {
 			w.Header().Add(k, v)
 		}
 	}
+}
+
+// ReturnParam is the query parameter that names the page to come back to
+// after signing in: /login?next=/approvals/abc.
+const ReturnParam = "next"
+
+// WithReturn adds to signInURL the page to come back to (a path of this
+// site; anything else is left out).
+func WithReturn(signInURL, back string) string {
+	if signInURL == "" || !IsLocalPath(back) {
+		return signInURL
+	}
+	sep := "?"
+	if strings.Contains(signInURL, "?") {
+		sep = "&"
+	}
+	return signInURL + sep + ReturnParam + "=" + url.QueryEscape(back)
+}
+
+// ReturnPath is where a sign-in (or any action that sends the person
+// back) should redirect: the request's "next" parameter when it is a path
+// of this site ([IsLocalPath]), else fallback. Another site's address,
+// "//host", "/\\host" or a control character is never followed.
+func (r *Request) ReturnPath(fallback string) string {
+	if r == nil || r.Request == nil {
+		return fallback
+	}
+	if back := r.URL.Query().Get(ReturnParam); IsLocalPath(back) {
+		return back
+	}
+	return fallback
 }

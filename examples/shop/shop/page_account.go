@@ -71,7 +71,9 @@ func (a *App) signIn(r *site.Request, in SignIn) (site.Done, error) {
 		r.SetCookie(&http.Cookie{Name: deviceCookie, Value: plain, Path: "/login", HttpOnly: true, Secure: r.TLS != nil,
 			SameSite: http.SameSiteLaxMode, MaxAge: int((365 * 24 * time.Hour).Seconds())})
 	}
-	return site.Done{Message: "Signed in as " + u.Name + ".", Redirect: "/account"}, nil
+	// Back to the page that sent the person here (?next=, a path of this
+	// site only), else to the account.
+	return site.Done{Message: "Signed in as " + u.Name + ".", Redirect: r.ReturnPath("/account")}, nil
 }
 
 // knownDevice reports whether the request comes from a browser that
