@@ -125,7 +125,7 @@ func run(cf config) error {
 	if err != nil {
 		return fmt.Errorf("finding the demo account: %w", err)
 	}
-	token, err := store.CreateToken(ctx, demo, "printed at start "+time.Now().UTC().Format("2006-01-02 15:04"))
+	token, err := store.NewStartToken(ctx, demo) // and the earlier starts' tokens are revoked
 	if err != nil {
 		return err
 	}

@@ -267,6 +267,31 @@ func (s *Store) CreateToken(ctx context.Context, userID int64, label string) (st
 	return plain, nil
 }
 
+// StartTokenLabel begins the label of the token the store prints when it
+// starts, for the demo account.
+const StartTokenLabel = "printed at start"
+
+// NewStartToken issues the token the store prints when it starts, and
+// revokes the ones earlier starts printed, in one transaction: the
+// account keeps one such token, not one more per start.
+func (s *Store) NewStartToken(ctx context.Context, userID int64) (string, error) {
+	plain, hash := secret("afk_")
+	now := s.now()
+	err := s.tx(ctx, func(tx *Tx) error {
+		if _, err := tx.ExecContext(ctx, `UPDATE tokens SET revoked_at = ? WHERE user_id = ? AND revoked_at IS NULL AND label LIKE ?`,
+			now.Unix(), userID, StartTokenLabel+"%"); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO tokens (user_id, hash, label, created_at) VALUES (?, ?, ?, ?)`,
+			userID, hash, StartTokenLabel+" "+now.UTC().Format("2006-01-02 15:04"), now.Unix())
+		return err
+	})
+	if err != nil {
+		return "", fmt.Errorf("creating the start token: %w", err)
+	}
+	return plain, nil
+}
+
 // TokenUser returns the user and token id of a live bearer token.
 func (s *Store) TokenUser(ctx context.Context, plain string) (*User, int64, error) {
 	var u User

@@ -118,6 +118,7 @@ func New(store *Store, opts Options) *App {
 	assets.Handle("/static/", a.staticFiles())
 	assets.HandleFunc("/", a.notFound)
 	assets.HandleFunc("GET /healthz", a.health)
+	assets.HandleFunc("GET /favicon.ico", favicon) // what browsers ask for without a link
 	assets.HandleFunc("GET /images/{slug}", a.productImage)
 	assets.HandleFunc("GET /images/{slug}/{colour}", a.productImage)
 	a.handler = a.site.Wrap(assets) // pages by the site; stylesheet and 404s by the mux
@@ -166,6 +167,19 @@ func (a *App) health(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Write([]byte("ok\n"))
+}
+
+// favicon serves the store's icon (static/favicon.svg) at the address
+// browsers ask for by default.
+func favicon(w http.ResponseWriter, r *http.Request) {
+	b, err := staticFS.ReadFile("static/favicon.svg")
+	if err != nil {
+		http.NotFound(w, r)
+		return
+	}
+	w.Header().Set("Content-Type", "image/svg+xml")
+	w.Header().Set("Cache-Control", "public, max-age=86400")
+	w.Write(b)
 }
 
 // staticFiles serves the stylesheet and other files of static/. A path

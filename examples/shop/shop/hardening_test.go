@@ -282,3 +282,14 @@ func TestHealth_AnswersWithTheDatabase(t *testing.T) {
 		t.Fatalf("healthy: %d %q", res.StatusCode, body)
 	}
 }
+
+// Browsers ask for /favicon.ico whatever the page links: the store has one.
+func TestFavicon(t *testing.T) {
+	ts := newTestShop(t)
+	for _, path := range []string{"/favicon.ico", "/static/favicon.svg"} {
+		res, body := ts.client(t, "").do("GET", path, nil)
+		if res.StatusCode != 200 || !strings.HasPrefix(res.Header.Get("Content-Type"), "image/svg+xml") || !strings.Contains(body, "<svg") {
+			t.Errorf("%s: %d %s", path, res.StatusCode, res.Header.Get("Content-Type"))
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"path/filepath"
 	"sync"
+	"strings"
 	"testing"
 	"time"
 
@@ -164,3 +165,40 @@ func TestStore_ConcurrentOrdersNeverOversell(t *testing.T) {
 }
 
 func itoaTest(i int) string { return string(rune('a'+i/26)) + string(rune('a'+i%26)) }
+
+// Each start prints a new token for the demo account and revokes the one
+// the start before printed: the account keeps one, and a token the person
+// made themselves is untouched. On both databases.
+func TestStore_OneStartToken(t *testing.T) {
+	backends(t, func(t *testing.T, s *shop.Store) {
+		ctx := context.Background()
+		demo, _ := s.UserByEmail(ctx, shop.DemoEmail)
+		own, _ := s.CreateToken(ctx, demo, "my agent")
+		first, err := s.NewStartToken(ctx, demo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		second, err := s.NewStartToken(ctx, demo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := s.TokenUser(ctx, first); !errors.Is(err, shop.ErrNotFound) {
+			t.Errorf("the first start's token still works: %v", err)
+		}
+		for _, tok := range []string{second, own} {
+			if _, _, err := s.TokenUser(ctx, tok); err != nil {
+				t.Errorf("a live token was revoked: %v", err)
+			}
+		}
+		toks, _ := s.Tokens(ctx, demo)
+		starts := 0
+		for _, tk := range toks {
+			if strings.HasPrefix(tk.Label, shop.StartTokenLabel) {
+				starts++
+			}
+		}
+		if starts != 1 {
+			t.Errorf("%d start tokens listed: %+v", starts, toks)
+		}
+	})
+}
