@@ -57,6 +57,12 @@ func (c *command) call(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	if c.o.token == "" && c.jar.lost() {
+		// The site keeps what this call did (a guest cart, a session) in a
+		// cookie that this run does not save: the next command would not
+		// find it. Said once per run, on stderr, whatever the format.
+		fmt.Fprintln(c.stderr, "note: the site set a cookie (a guest cart, a session) that afford keeps only with --cookie-jar FILE:\n  without it or a token (AFFORD_TOKEN), the next command starts afresh")
+	}
 	if c.o.json {
 		if res.Next != nil {
 			return c.printJSON(map[string]any{"delta": res.Delta, "next": res.Next})

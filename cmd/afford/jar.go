@@ -69,6 +69,14 @@ func (j *fileJar) SetCookies(u *url.URL, cookies []*http.Cookie) {
 
 func (j *fileJar) Cookies(u *url.URL) []*http.Cookie { return j.jar.Cookies(u) }
 
+// lost reports whether a site set cookies that this run will not keep:
+// no --cookie-jar file to save them in.
+func (j *fileJar) lost() bool {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.path == "" && len(j.seen) > 0
+}
+
 // save writes the cookies of every origin seen to the file. Expiry is not
 // visible through the standard jar, so saved cookies last a day unless the
 // server refreshes them; the server's own expiry still rules.

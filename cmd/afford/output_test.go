@@ -69,6 +69,8 @@ func TestOutput_Golden(t *testing.T) {
 		{"get-refused-json.txt", nil, []string{"get", "--json", refused + "/"}},
 		{"get-not-a-site.txt", nil, []string{"get", s.URL + "/static/style.css"}},
 		{"unknown-flag.txt", nil, []string{"get", "--frobnicate", s.URL}},
+		{"mcp-help.txt", nil, []string{"mcp", "--help"}},
+		{"call-no-jar.txt", nil, []string{"call", s.URL + "/products/heavyweight-tee", "addToCart", "sku=TEE-BLK-M"}},
 	}
 	for _, tc := range cases {
 		code, out, errs := afford(t, tc.env, tc.args...)

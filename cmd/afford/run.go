@@ -87,7 +87,8 @@ argument "page" on routes with parameters), plus readPage and siteIndex.
 A confirm action is approved by the person through the host's
 elicitation; a host that cannot ask gets the summary and nothing runs
 (--yes does not apply). Add it to a host as the command
-"afford mcp URL", with AFFORD_TOKEN in its environment.
+"afford mcp URL", with AFFORD_TOKEN in its environment (afford mcp --help
+shows a host's configuration to paste).
 
 Exit codes:
   0  success
@@ -152,6 +153,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 		}
 		return exitUsage
 	}
+	if (*help && len(pos) > 0 && pos[0] == "mcp") || (len(pos) > 1 && pos[0] == "help" && pos[1] == "mcp") {
+		fmt.Fprint(stdout, mcpUsage)
+		return exitOK
+	}
 	if *help || len(pos) == 0 || pos[0] == "help" {
 		fmt.Fprint(stdout, usage)
 		if len(pos) == 0 && !*help {
@@ -205,6 +210,44 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 	}
 	return env.exit(ctx, err, at)
 }
+
+// mcpUsage is afford mcp --help: what the bridge does, and a host's
+// configuration ready to paste.
+const mcpUsage = `afford mcp URL: serve an Affordances site to an MCP host, over stdio.
+
+Every action of the site's index becomes a tool (with the argument "page"
+on routes with parameters: the path of the page to act on), beside
+readPage (a page's graph) and siteIndex (the site's index). Calls go to
+the site as afford call sends them, with the token of AFFORD_TOKEN (or
+--token) and the cookies of --cookie-jar.
+
+A confirm action runs only once the person approved it: through the
+host's elicitation (a form with the site's summary), or, for an action
+that needs approval on the site, on the site's approval page, which the
+host opens as a link; the call then waits for the decision made there.
+A host that cannot ask gets the summary and nothing runs. No argument of
+the model confirms anything by itself, and --yes does not apply.
+
+A host's configuration (Claude Desktop, Cursor, VS Code and others read
+this shape; put your site's address and your token):
+
+  {
+    "mcpServers": {
+      "my-site": {
+        "command": "afford",
+        "args": ["mcp", "https://shop.example"],
+        "env": { "AFFORD_TOKEN": "afk_..." }
+      }
+    }
+  }
+
+From a clone of this repository, "command": "go" with
+"args": ["run", "./cmd/afford", "mcp", "https://shop.example"] and "cwd"
+set to the clone works too. The token comes from the site (the demo store
+prints one when it starts, and its account page makes more).
+
+Flags: --token TOKEN, --cookie-jar FILE, --user-agent UA, --timeout D.
+`
 
 // command is one run of afford.
 type command struct {
