@@ -27,6 +27,12 @@ type SiteApproval struct {
 // the call completed. Nothing ran; calling again asks again.
 var ErrApprovalGone = errors.New("affordances: the approval expired or was used")
 
+// ErrApprovalPending is returned when the wait for the person's decision
+// ended (MaxApprovalWait, or ctx's deadline) with the approval still
+// pending: nothing ran, and the call can be completed later with
+// CallApproved once they approved.
+var ErrApprovalPending = errors.New("affordances: the person has not decided yet")
+
 // AwaitApproval waits until the person decided on the approval page:
 // nil when they approved, ErrNotApproved when they declined,
 // ErrApprovalGone when it expired. It asks the page for its state with
@@ -38,6 +44,9 @@ func (c *Client) AwaitApproval(ctx context.Context, approvalURL string) error {
 	wait := time.Second
 	for {
 		state, err := c.approvalState(ctx, approvalURL)
+		if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return fmt.Errorf("affordances: waiting for the person's approval: %w", ErrApprovalPending)
+		}
 		if err != nil {
 			return err
 		}
@@ -54,6 +63,9 @@ func (c *Client) AwaitApproval(ctx context.Context, approvalURL string) error {
 		select {
 		case <-ctx.Done():
 			t.Stop()
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				return fmt.Errorf("affordances: waiting for the person's approval: %w", ErrApprovalPending)
+			}
 			return fmt.Errorf("affordances: waiting for the person's approval: %w", ctx.Err())
 		case <-t.C:
 		}

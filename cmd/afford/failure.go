@@ -82,8 +82,12 @@ func (c *command) explain(ctx context.Context, err error, at where) *failure {
 			f.Hints = []string{"run again with --yes to confirm (for scripts)"}
 		}
 		return f
-	case errors.Is(err, errNoWait):
-		return &failure{Code: localPending, Message: "the person approves this on the site; nothing was done yet",
+	case errors.Is(err, errNoWait), errors.Is(err, client.ErrApprovalPending):
+		msg := "the person approves this on the site; nothing was done yet"
+		if errors.Is(err, client.ErrApprovalPending) {
+			msg = fmt.Sprintf("the person did not decide within --wait %s; nothing was done yet", c.o.wait)
+		}
+		return &failure{Code: localPending, Message: msg,
 			Hints:       []string{"once they approved, complete it with: afford call " + at.url + " " + at.action + " --approval " + c.pendingApproval},
 			ApprovalURL: c.pendingApproval, exit: exitNotConfirmed}
 	case errors.Is(err, client.ErrApprovalGone):

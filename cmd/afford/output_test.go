@@ -8,9 +8,11 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/affordances-go/affordances/examples/shop/shop"
 	"github.com/affordances-go/affordances/examples/shop/shoptest"
 	"github.com/affordances-go/affordances/internal/wiretest"
 	"github.com/affordances-go/affordances/protocol"
@@ -142,5 +144,30 @@ func TestCheck_UnreachableOrWithoutScheme(t *testing.T) {
 	code, _, errs = afford(t, nil, "check", strings.TrimPrefix(refused, "http://"))
 	if code != exitUsage || !strings.Contains(errs, "did you mean http://") {
 		t.Errorf("no scheme: %d %s", code, errs)
+	}
+}
+
+// The wait for a person's approval on the site ends after --wait with
+// approval_pending and exit 8, in text and in JSON, never with a generic
+// failure.
+func TestOutput_WaitEnds(t *testing.T) {
+	s := shoptest.StartWith(t, shop.Options{}) // approvals on the site, as go run ./examples/shop
+	env := map[string]string{"AFFORD_TOKEN": s.Token}
+	approvalID := regexp.MustCompile(`/approvals/[A-Za-z0-9_-]+`)
+	for _, tc := range []struct{ name, format string }{{"call-wait-ends.txt", ""}, {"call-wait-ends-json.txt", "--json"}} {
+		if code, _, errs := afford(t, env, "call", s.URL+"/products/heavyweight-tee", "addToCart", "sku=TEE-BLK-M"); code != 0 {
+			t.Fatalf("addToCart: %d %s", code, errs)
+		}
+		args := []string{"call", "--wait", "1s", s.URL + "/checkout", "placeOrder"}
+		if tc.format != "" {
+			args = append(args, tc.format)
+		}
+		code, out, errs := afford(t, env, args...)
+		text := fmt.Sprintf("$ afford %s\n%s--- stderr\n%s--- exit %d\n", strings.Join(args, " "), out, errs, code)
+		text = approvalID.ReplaceAllString(strings.ReplaceAll(text, s.URL, "SITE"), "/approvals/ID")
+		golden(t, tc.name, text)
+		if code != 8 || !strings.Contains(out+errs, "approval_pending") && tc.format != "" {
+			t.Errorf("%s: exit %d", tc.name, code)
+		}
 	}
 }

@@ -64,8 +64,10 @@ Flags (anywhere on the line):
   --full               afford get: show every item of long lists
   --yes                approve confirm actions without asking (needed without a terminal)
   --follow             after a call that redirects, show the page it leads to
-  --no-wait            for an action the person approves on the site: print the
-                       approval URL and exit 8 at once, instead of waiting
+  --wait DURATION      for an action the person approves on the site: how long to
+                       wait for their decision (default 10m); past it, or with 0,
+                       print the approval URL and exit 8 (approval_pending)
+  --no-wait            the same as --wait 0
   --approval URL       complete a call the person approved at that URL
   --retries N          retry a rate-limited call N times, waiting as the server asks
   --timeout DURATION   per request (default 30s)
@@ -112,6 +114,7 @@ type options struct {
 	json, yes, follow     bool
 	full                  bool
 	noWait                bool
+	wait                  time.Duration
 	approval              string
 	retries               int
 	timeout               time.Duration
@@ -134,6 +137,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 	fs.BoolVar(&o.follow, "follow", false, "")
 	fs.BoolVar(&o.full, "full", false, "")
 	fs.BoolVar(&o.noWait, "no-wait", false, "")
+	fs.DurationVar(&o.wait, "wait", 10*time.Minute, "")
 	fs.StringVar(&o.approval, "approval", "", "")
 	fs.IntVar(&o.retries, "retries", 0, "")
 	fs.DurationVar(&o.timeout, "timeout", 30*time.Second, "")
@@ -178,6 +182,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 		Approver:         env.approve,
 		OnApprovalNeeded: env.approvalNeeded,
 		FollowRedirects:  o.follow,
+		MaxApprovalWait:  max(o.wait, time.Nanosecond), // 0 does not wait: see approvalNeeded
 		Retries:          o.retries,
 	})
 	// Ctrl-C stops a wait for the person's approval, and the command.
@@ -298,10 +303,10 @@ var errNoWait = errors.New("the person approves it on the site")
 func (c *command) approvalNeeded(ctx context.Context, a client.SiteApproval) error {
 	fmt.Fprintf(c.stderr, "%s needs your approval on the site:\n  %s\nOpen this page in a browser signed in on the site, and approve it:\n  %s\n", a.Action, indent(a.Summary), a.URL)
 	c.pendingApproval = a.URL
-	if c.o.noWait {
+	if c.o.noWait || c.o.wait <= 0 {
 		return errNoWait
 	}
-	fmt.Fprintln(c.stderr, "Waiting for the approval (Ctrl-C stops)…")
+	fmt.Fprintf(c.stderr, "Waiting for the approval, at most %s (Ctrl-C stops)…\n", c.o.wait)
 	return nil
 }
 
