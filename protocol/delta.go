@@ -28,6 +28,22 @@ type Delta struct {
 	// in on the site; the agent repeats the call with confirm and the
 	// approval's id once they did. An extension of this implementation.
 	ApprovalURL string `json:"approvalUrl,omitempty"`
+	// RepeatWith is, on a confirm_required answer, what the agent adds to
+	// the same call to repeat it once the person agreed: confirm, and for
+	// an action with approval the approval's id in the call's "approval"
+	// member. An extension of this implementation: the names to send
+	// back, so that no agent has to guess them.
+	RepeatWith *Repeat `json:"repeatWith,omitempty"`
+}
+
+// Repeat is what to add to a call to repeat it once the person agreed
+// (Delta.RepeatWith): the call's own members, by their names.
+type Repeat struct {
+	// Confirm is true: the person confirmed.
+	Confirm bool `json:"confirm"`
+	// Approval is the id of the person's approval on the site, for an
+	// action with approval (Call.Approval).
+	Approval string `json:"approval,omitempty"`
 }
 
 // Error is the error object of a failed [Delta].

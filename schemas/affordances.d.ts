@@ -108,6 +108,8 @@ export interface Delta {
   error?: DeltaError;
   /** ApprovalURL is, on a confirm_required answer of an action with approval, the page where the person approves this exact call, signed in on the site; the agent repeats the call with confirm and the approval's id once they did. An extension of this implementation. */
   approvalUrl?: string;
+  /** RepeatWith is, on a confirm_required answer, what the agent adds to the same call to repeat it once the person agreed: confirm, and for an action with approval the approval's id in the call's "approval" member. An extension of this implementation: the names to send back, so that no agent has to guess them. */
+  repeatWith?: Repeat;
 }
 
 /** Error is the error object of a failed Delta. */

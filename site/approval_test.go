@@ -262,3 +262,27 @@ func TestApproval_SiteWideDefault(t *testing.T) {
 	}()
 	site.Handle(s.Page("/x", site.PageOptions{}), site.Action{Name: "bad", Expose: protocol.ExposeSession, RequireApproval: true}, done)
 }
+
+// An unconfirmed call repeated before the person decided shows the same
+// approval page, with what to send back named; another input, or another
+// credential, gets its own.
+func TestApproval_ARepeatReusesThePendingOne(t *testing.T) {
+	sh := newApprovalShop(t, time.Minute)
+	c := sitetest.New(t, sh.site)
+	_, first, _ := ask(t, c, "agent-a", "gift", "")
+	_, again, _ := ask(t, c, "agent-a", "gift", "")
+	if first == "" || again != first {
+		t.Errorf("asked twice: %q then %q", first, again)
+	}
+	if _, other, _ := ask(t, c, "agent-a", "another note", ""); other == first {
+		t.Error("another input reused the approval")
+	}
+	if _, other, _ := ask(t, c, "agent-b", "gift", ""); other == first {
+		t.Error("another credential reused the approval")
+	}
+	res := c.CallBody("/checkout", `{"action":"placeOrder","confirm":true,"input":{"note":"gift"}}`, sitetest.Header("Authorization", "Bearer agent-a"))
+	d := res.Delta()
+	if d.RepeatWith == nil || !d.RepeatWith.Confirm || d.RepeatWith.Approval == "" || !strings.HasSuffix(d.ApprovalURL, "/"+d.RepeatWith.Approval) {
+		t.Errorf("repeatWith: %+v (approvalUrl %s)", d.RepeatWith, d.ApprovalURL)
+	}
+}

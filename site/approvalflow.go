@@ -72,9 +72,20 @@ func (c *call) askApproval(summary, why string) *Error {
 	a := approval.Approval{ID: newSecretID(), Account: c.r.Caller.account(), Page: c.r.URL.Path, Action: c.act.meta.Name,
 		Input: inputDigest(c.value), Summary: summary, Basis: c.basis(), Credential: c.r.Caller.ID,
 		State: approval.Pending, Expires: time.Now().Add(c.site.opts.ApprovalTTL)}
-	if err := c.site.opts.Approvals.Create(c.r.Context(), a); err != nil {
-		c.site.opts.Logger.ErrorContext(c.r.Context(), "affordances: storing an approval", "err", err)
-		return newInternalError()
+	// The same call, asked again before the person decided: the same page.
+	reused := false
+	if r, ok := c.site.opts.Approvals.(approval.Reuser); ok {
+		if p, err := r.Pending(c.r.Context(), a, time.Now()); err == nil {
+			a, reused = p, true
+		} else if !errors.Is(err, approval.ErrNotFound) {
+			c.site.opts.Logger.ErrorContext(c.r.Context(), "affordances: finding a pending approval", "err", err)
+		}
+	}
+	if !reused {
+		if err := c.site.opts.Approvals.Create(c.r.Context(), a); err != nil {
+			c.site.opts.Logger.ErrorContext(c.r.Context(), "affordances: storing an approval", "err", err)
+			return newInternalError()
+		}
 	}
 	// The message is for the person; how an agent proceeds (the
 	// approvalUrl, the call again with the approval) is the protocol's,

@@ -92,7 +92,14 @@ func FailureDelta(err error) protocol.Delta {
 }
 
 func (e *Error) delta() protocol.Delta {
-	return protocol.Delta{Error: e.protocolError(), ApprovalURL: e.approvalURL}
+	d := protocol.Delta{Error: e.protocolError(), ApprovalURL: e.approvalURL}
+	if e.code == protocol.CodeConfirmRequired {
+		d.RepeatWith = &protocol.Repeat{Confirm: true}
+		if e.approvalURL != "" {
+			d.RepeatWith.Approval = approvalIDOf(e.approvalURL)
+		}
+	}
+	return d
 }
 
 // setHeaders sets the headers the failure needs: Retry-After on a

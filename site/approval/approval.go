@@ -72,6 +72,17 @@ type Store interface {
 	Use(ctx context.Context, id string) error
 }
 
+// Reuser is a Store that can find the pending approval a credential
+// already asked for the same call, so that an unconfirmed call repeated
+// before the person decided shows the same page again instead of asking
+// anew. Memory is one; a Store that is not asks anew each time.
+type Reuser interface {
+	// Pending returns the pending approval, unexpired at now, with the
+	// same Account, Credential, Page, Action, Input, Summary and Basis as
+	// like, or ErrNotFound.
+	Pending(ctx context.Context, like Approval, now time.Time) (Approval, error)
+}
+
 // Errors of a Store.
 var (
 	ErrNotFound = errors.New("approval: no such approval")
@@ -111,6 +122,19 @@ func (s *Memory) Get(_ context.Context, id string) (Approval, error) {
 		return Approval{}, ErrNotFound
 	}
 	return a, nil
+}
+
+// Pending implements Reuser.
+func (s *Memory) Pending(_ context.Context, like Approval, now time.Time) (Approval, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, a := range s.m {
+		if a.State == Pending && now.Before(a.Expires) && a.Account == like.Account && a.Credential == like.Credential &&
+			a.Page == like.Page && a.Action == like.Action && a.Input == like.Input && a.Summary == like.Summary && a.Basis == like.Basis {
+			return a, nil
+		}
+	}
+	return Approval{}, ErrNotFound
 }
 
 // Decide implements Store.

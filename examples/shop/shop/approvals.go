@@ -47,6 +47,22 @@ func (a *Approvals) Get(ctx context.Context, id string) (approval.Approval, erro
 	return ap, nil
 }
 
+// Pending implements approval.Reuser: the same call asked again before
+// the person decided gets the same approval page.
+func (a *Approvals) Pending(ctx context.Context, like approval.Approval, now time.Time) (approval.Approval, error) {
+	var id string
+	err := a.s.db.QueryRowContext(ctx, `SELECT id FROM approvals WHERE account = ? AND credential = ? AND page = ? AND action = ?
+		AND input = ? AND summary = ? AND basis = ? AND state = ? AND expires_at > ? ORDER BY expires_at DESC LIMIT 1`,
+		like.Account, like.Credential, like.Page, like.Action, like.Input, like.Summary, like.Basis, string(approval.Pending), now.UnixMilli()).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return approval.Approval{}, approval.ErrNotFound
+	}
+	if err != nil {
+		return approval.Approval{}, fmt.Errorf("finding a pending approval: %w", err)
+	}
+	return a.Get(ctx, id)
+}
+
 // Decide implements approval.Store.
 func (a *Approvals) Decide(ctx context.Context, id string, approve bool) error {
 	to := approval.Declined

@@ -202,3 +202,32 @@ func TestStore_OneStartToken(t *testing.T) {
 		}
 	})
 }
+
+// The store finds the pending approval of the same call by the same
+// credential, and no other; on both databases.
+func TestStore_PendingApprovalIsFound(t *testing.T) {
+	backends(t, func(t *testing.T, s *shop.Store) {
+		ctx := context.Background()
+		now := time.Now()
+		a := approval.Approval{ID: "ap1", Account: "user:1", Credential: "tok:1", Page: "/checkout", Action: "placeOrder",
+			Input: "in", Summary: "1 tee", State: approval.Pending, Expires: now.Add(time.Minute)}
+		if err := s.Approvals().Create(ctx, a); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := s.Approvals().Pending(ctx, a, now); err != nil || got.ID != "ap1" {
+			t.Errorf("the same call: %v %v", got.ID, err)
+		}
+		other := a
+		other.Input = "another"
+		if _, err := s.Approvals().Pending(ctx, other, now); !errors.Is(err, approval.ErrNotFound) {
+			t.Errorf("another input: %v", err)
+		}
+		if _, err := s.Approvals().Pending(ctx, a, now.Add(2*time.Minute)); !errors.Is(err, approval.ErrNotFound) {
+			t.Errorf("expired: %v", err)
+		}
+		s.Approvals().Decide(ctx, "ap1", false)
+		if _, err := s.Approvals().Pending(ctx, a, now); !errors.Is(err, approval.ErrNotFound) {
+			t.Errorf("declined: %v", err)
+		}
+	})
+}
