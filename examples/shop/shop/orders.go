@@ -124,7 +124,34 @@ func (s *Store) Orders(ctx context.Context, userID int64) ([]Order, error) {
 		o.CreatedAt = time.Unix(at, 0).UTC()
 		out = append(out, o)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	rows.Close()
+	// Every order's lines, in one query, for the list to show what each was.
+	byID := make(map[int64]*Order, len(out))
+	for i := range out {
+		byID[out[i].ID] = &out[i]
+	}
+	items, err := s.db.QueryContext(ctx, `SELECT i.order_id, i.sku, i.name, i.colour, i.size, i.qty, i.price FROM order_items i
+		JOIN orders o ON o.id = i.order_id LEFT JOIN skus k ON k.sku = i.sku
+		WHERE o.user_id = ? ORDER BY i.order_id, k.product_id, k.position, i.sku`, userID)
+	if err != nil {
+		return nil, fmt.Errorf("listing order lines: %w", err)
+	}
+	defer items.Close()
+	for items.Next() {
+		var id int64
+		var it OrderItem
+		if err := items.Scan(&id, &it.SKU, &it.Product, &it.Colour, &it.Size, &it.Qty, &it.UnitPrice.Amount); err != nil {
+			return nil, err
+		}
+		if o := byID[id]; o != nil {
+			it.UnitPrice.Currency = o.Total.Currency
+			o.Items = append(o.Items, it)
+		}
+	}
+	return out, items.Err()
 }
 
 // Order returns one of the user's orders with its items. Another user's
