@@ -1,11 +1,12 @@
 // Command todo is the minimal example of docs/server.md: one page, a list
 // that a person edits with forms and an agent with calls, at one URL.
 //
-//	go run ./examples/todo
+//	go run ./examples/todo -addr 127.0.0.1:8081
 package main
 
 import (
 	_ "embed"
+	"flag"
 	"fmt"
 	"html/template"
 	"log"
@@ -105,6 +106,8 @@ func newSite(list *List) *site.Site {
 }
 
 func main() {
-	fmt.Println("To do on http://127.0.0.1:8080/")
-	log.Fatal(http.ListenAndServe("127.0.0.1:8080", newSite(&List{})))
+	addr := flag.String("addr", "127.0.0.1:8081", "the address to listen on (the demo store takes 8080)")
+	flag.Parse()
+	fmt.Printf("To do on http://%s/\n", *addr)
+	log.Fatal(http.ListenAndServe(*addr, newSite(&List{})))
 }
