@@ -48,6 +48,7 @@ func (c *command) call(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	c.sent = input
 	var res *client.Result
 	if c.o.approval != "" {
 		res, err = c.client.CallApproved(ctx, page, action, input, c.o.approval)

@@ -3,10 +3,12 @@ package main
 import (
 	"context"
 	"crypto/x509"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
 	"net/url"
+	"regexp"
 	"strings"
 	"syscall"
 
@@ -206,7 +208,7 @@ func (c *command) explainProtocol(ctx context.Context, e *client.Error, at where
 		f.Hints = []string{"wait " + wait + " and try again, or add --retries N to wait and retry on its own"}
 	case protocol.CodeInvalidInput:
 		if at.action != "" {
-			f.Hints = []string{"afford get " + at.url + " shows what " + at.action + " takes"}
+			f.Hints = append(c.patternHints(ctx, e.Issues, at), "afford get "+at.url+" shows what "+at.action+" takes")
 		}
 	case protocol.CodeInternal:
 		f.Hints = []string{"the site failed; its logs say why. Nothing here can fix it: try again later"}
@@ -316,4 +318,53 @@ func distance(a, b string) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(b)]
+}
+
+// patternHints suggests, for an input value that fails only its pattern,
+// the value that matches when a change of case or spaces makes one
+// (sku=tee-blk-m: did you mean sku=TEE-BLK-M?). It reads the pattern from
+// the page's graph.
+func (c *command) patternHints(ctx context.Context, issues []protocol.Issue, at where) []string {
+	sent, ok := c.sent.(map[string]any)
+	if !ok {
+		return nil
+	}
+	var hints []string
+	var g *protocol.Graph
+	for _, is := range issues {
+		name := strings.TrimPrefix(is.Path, "/")
+		v, isString := sent[name].(string)
+		if is.Keyword != "pattern" || strings.Contains(name, "/") || !isString {
+			continue
+		}
+		if g == nil {
+			var err error
+			if g, err = c.client.Graph(ctx, at.url); err != nil {
+				return nil
+			}
+		}
+		a := g.Action(at.action)
+		if a == nil {
+			return nil
+		}
+		var s struct {
+			Properties map[string]struct {
+				Pattern string `json:"pattern"`
+			} `json:"properties"`
+		}
+		if json.Unmarshal(a.Input, &s) != nil {
+			return nil
+		}
+		re, err := regexp.Compile(s.Properties[name].Pattern)
+		if err != nil {
+			continue
+		}
+		for _, try := range []string{strings.ToUpper(v), strings.ToLower(v), strings.TrimSpace(v), strings.ToUpper(strings.TrimSpace(v))} {
+			if try != v && re.MatchString(try) {
+				hints = append(hints, fmt.Sprintf("did you mean %s=%s?", name, try))
+				break
+			}
+		}
+	}
+	return hints
 }

@@ -264,6 +264,7 @@ type command struct {
 
 	refusedNoTerminal bool   // a confirm action could not be asked about
 	pendingApproval   string // the approval page of an action the person approves on the site
+	sent              any    // the input of the last call, for the hints of invalid_input
 }
 
 type usageError string
