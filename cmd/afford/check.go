@@ -8,9 +8,12 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"os"
+	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
+
+	"golang.org/x/term"
 
 	"github.com/affordances-go/affordances/conformance"
 )
@@ -130,7 +133,7 @@ func checkCmd(args []string, stdout, stderr io.Writer, getenv func(string) strin
 		b, _ := json.MarshalIndent(rep, "", "  ")
 		fmt.Fprintf(stdout, "%s\n", b)
 	} else {
-		printReport(stdout, rep)
+		printReport(stdout, rep, outputWidth(stdout, getenv))
 	}
 	if rep.MustFailed() || (*strict && rep.AnyFailed()) {
 		return exitFailure
@@ -157,19 +160,67 @@ func actionFlag(spec, input string) (*conformance.Action, error) {
 	return a, nil
 }
 
-func printReport(w io.Writer, rep *conformance.Report) {
+func printReport(w io.Writer, rep *conformance.Report, width int) {
 	fmt.Fprintf(w, "%s: %d pages checked\n\n", rep.BaseURL, len(rep.Pages))
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "RESULT\tLEVEL\tID\tRULE\tDETAIL")
+	idw := 0
+	for _, r := range rep.Results {
+		idw = max(idw, len(r.ID))
+	}
+	// One line per check: its result, level and id, then the rule and
+	// what was found, wrapped to the width under the rule's column.
+	indent := 5 + 1 + 6 + 1 + idw + 2
 	for _, r := range rep.Results {
 		result := strings.ToUpper(string(r.Status))
 		if r.Status == conformance.Fail && r.Level == conformance.Should {
 			result = "WARN"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", result, r.Level, r.ID, r.Rule, r.Detail)
+		text := r.Rule
+		if r.Detail != "" {
+			text += " (" + r.Detail + ")"
+		}
+		lines := wrap(text, max(width-indent, 30))
+		fmt.Fprintf(w, "%-5s %-6s %-*s  %s\n", result, r.Level, idw, r.ID, lines[0])
+		for _, l := range lines[1:] {
+			fmt.Fprintf(w, "%*s%s\n", indent, "", l)
+		}
 	}
-	tw.Flush()
 	fmt.Fprintf(w, "\n%s\n", rep.Summary())
+}
+
+// outputWidth is the width to print for: $COLUMNS, else the terminal's,
+// else 100.
+func outputWidth(w io.Writer, getenv func(string) string) int {
+	if n, err := strconv.Atoi(getenv("COLUMNS")); err == nil && n >= 40 {
+		return n
+	}
+	if sw, ok := w.(safeWriter); ok {
+		w = sw.w
+	}
+	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		if n, _, err := term.GetSize(int(f.Fd())); err == nil && n >= 40 {
+			return n
+		}
+	}
+	return 100
+}
+
+// wrap breaks text into lines of at most width bytes at spaces (a word
+// longer than the width has a line of its own).
+func wrap(text string, width int) []string {
+	var lines []string
+	line := ""
+	for _, word := range strings.Fields(text) {
+		switch {
+		case line == "":
+			line = word
+		case len(line)+1+len(word) <= width:
+			line += " " + word
+		default:
+			lines = append(lines, line)
+			line = word
+		}
+	}
+	return append(lines, line)
 }
 
 // probe sends one GET to the site and describes a failure to get any

@@ -72,6 +72,7 @@ func TestOutput_Golden(t *testing.T) {
 		{"get-not-a-site.txt", nil, []string{"get", s.URL + "/static/style.css"}},
 		{"unknown-flag.txt", nil, []string{"get", "--frobnicate", s.URL}},
 		{"mcp-help.txt", nil, []string{"mcp", "--help"}},
+		{"check-100.txt", map[string]string{"COLUMNS": "100"}, []string{"check", s.URL}},
 		{"call-pattern-case.txt", token, []string{"call", s.URL + "/products/heavyweight-tee", "addToCart", "sku=tee-blk-m"}},
 		{"call-no-jar.txt", nil, []string{"call", s.URL + "/products/heavyweight-tee", "addToCart", "sku=TEE-BLK-M"}},
 	}
