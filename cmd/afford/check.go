@@ -115,6 +115,9 @@ func checkCmd(args []string, stdout, stderr io.Writer, getenv func(string) strin
 			}
 			cfg.Cookie = strings.Join(parts, "; ")
 		}
+		if cfg.Cookie == "" {
+			fmt.Fprintf(stderr, "afford check: the cookie jar %s holds no cookie of %s, so the checks that need a session are skipped\n  → sign in first: afford call --cookie-jar %s URL-OF-THE-SIGN-IN-PAGE signIn email=… password=…\n", *jarPath, pos[0], *jarPath)
+		}
 	}
 	if cfg.Safe, err = actionFlag(*safe, *safeInput); err != nil {
 		fmt.Fprintf(stderr, "afford check: --safe-action: %v\n", err)
