@@ -54,7 +54,7 @@ func TestInspector_ShowsThePageAndRunsActionsThroughThePipeline(t *testing.T) {
 	res := c.Get(inspector.Path+"?page=/counter", sitetest.Header("Accept", "text/html"))
 	body := res.Body.String()
 	for _, want := range []string{`<iframe src="/counter"`, "about ", " tokens", "&#34;count&#34;: 0", "add <small>(public)</small>",
-		`&#34;by&#34;: 2`, "as anonymous", "confirm: true"} {
+		`&#34;by&#34;: 2`, "Seen as: anonymous", "confirm: true"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("the inspector lacks %q", want)
 		}
@@ -81,7 +81,7 @@ func TestInspector_ShowsThePageAndRunsActionsThroughThePipeline(t *testing.T) {
 		t.Errorf("reset as anonymous:\n%.3000s", got)
 	}
 	c.SetCookie("sid", "s1")
-	if got := post(url.Values{"page": {"/counter"}, "action": {"reset"}}); !strings.Contains(got, "confirm_required") || !strings.Contains(got, "as cookie") {
+	if got := post(url.Values{"page": {"/counter"}, "action": {"reset"}}); !strings.Contains(got, "confirm_required") || !strings.Contains(got, "Seen as: you, signed in") {
 		t.Errorf("reset without confirm:\n%.3000s", got)
 	}
 	if got := post(url.Values{"page": {"/counter"}, "action": {"reset"}, "confirm": {"true"}}); !strings.Contains(got, "&#34;count&#34;: 0") {
