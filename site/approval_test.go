@@ -286,3 +286,19 @@ func TestApproval_ARepeatReusesThePendingOne(t *testing.T) {
 		t.Errorf("repeatWith: %+v (approvalUrl %s)", d.RepeatWith, d.ApprovalURL)
 	}
 }
+
+// The library's own approval page, for a site that gives none: what is
+// asked in words, by which agent, until when, and two answers.
+func TestApproval_TheDefaultPage(t *testing.T) {
+	sh := newApprovalShop(t, 10*time.Minute)
+	c := sitetest.New(t, sh.site)
+	_, u, _ := ask(t, c, "agent-a", "gift", "")
+	res := c.Get(u, sitetest.Header("Cookie", "session=alice"))
+	body := res.Body.String()
+	for _, want := range []string{"<h1>Place order?</h1>", "Asked by an agent, acting for you", "expires in 10 minutes",
+		`value="approve" class="approve">Approve</button>`, `value="decline" class="decline">Decline</button>`, `name="viewport"`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the default approval page lacks %q:\n%s", want, body)
+		}
+	}
+}

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"html/template"
 	"net/http"
 	"strings"
 	"time"
 
+	"github.com/affordances-go/affordances/internal/words"
 	"github.com/affordances-go/affordances/protocol"
 	"github.com/affordances-go/affordances/site/approval"
 )
@@ -70,7 +72,7 @@ func (c *call) checkApproval(summary string) *Error {
 // the approval the call brought.
 func (c *call) askApproval(summary, why string) *Error {
 	a := approval.Approval{ID: newSecretID(), Account: c.r.Caller.account(), Page: c.r.URL.Path, Action: c.act.meta.Name,
-		Input: inputDigest(c.value), Summary: summary, Basis: c.basis(), Credential: c.r.Caller.ID,
+		Input: inputDigest(c.value), Summary: summary, Basis: c.basis(), Credential: c.r.Caller.ID, Agent: c.r.Caller.Label,
 		State: approval.Pending, Expires: time.Now().Add(c.site.opts.ApprovalTTL)}
 	// The same call, asked again before the person decided: the same page.
 	reused := false
@@ -124,6 +126,15 @@ func (s *Site) needsApprovals() bool {
 // ApprovalData is what the approval page is rendered from.
 type ApprovalData struct {
 	Approval approval.Approval
+	// Title says in words what is asked, such as "Place order"; Agent
+	// names who asks, from Caller.Label ("an agent" without one).
+	Title, Agent string
+	// ExpiresIn is how long the person has, in words ("in 9 minutes").
+	ExpiresIn string
+	// State is the state of the page the approval is for, as the person
+	// would see it (nil when it could not be loaded): for a site's layout
+	// to show its header, and for a view that lays out what is asked.
+	State *State
 	// SignedIn is false when the person must sign in first; SignInURL is
 	// where (Options.SignInURL).
 	SignedIn  bool
@@ -211,6 +222,15 @@ func (s *Site) serveApproval(w http.ResponseWriter, hr *http.Request) {
 }
 
 func (s *Site) renderApproval(w http.ResponseWriter, r *Request, d ApprovalData, status int) {
+	if d.Approval.ID != "" {
+		d.Title = words.FromIdentifier(d.Approval.Action)
+		d.Agent = d.Approval.Agent
+		if d.Agent == "" {
+			d.Agent = "an agent"
+		}
+		d.ExpiresIn = inWords(time.Until(d.Approval.Expires))
+		d.State = s.approvedPageState(r, d.Approval.Page)
+	}
 	var buf bytes.Buffer
 	if err := s.opts.ApprovalView.Execute(&buf, d); err != nil {
 		s.opts.Logger.ErrorContext(r.Context(), "affordances: rendering an approval page", "err", err)
@@ -220,27 +240,90 @@ func (s *Site) renderApproval(w http.ResponseWriter, r *Request, d ApprovalData,
 	writeHTML(w, r.Request, status, buf.Bytes())
 }
 
+// Entities are the entities of State (nil without one), for a layout
+// that shows a page's header from them, as it does for every page.
+func (d ApprovalData) Entities() map[string]any {
+	if d.State == nil {
+		return nil
+	}
+	return d.State.Entities
+}
+
+// approvedPageState loads the page an approval is for, as the person
+// would see it, or nil.
+func (s *Site) approvedPageState(r *Request, path string) *State {
+	p, hr := s.route(r.Request, path, http.MethodGet)
+	if p == nil {
+		return nil
+	}
+	pr, e := s.authenticate(hr)
+	if e != nil {
+		return nil
+	}
+	st, le := p.loadState(pr)
+	if le != nil || st == nil {
+		return nil
+	}
+	st.loadAll()
+	return st
+}
+
+// inWords writes a duration to come as a person says it: "in 9 minutes",
+// "in less than a minute", "in 2 hours"; a past one is "now".
+func inWords(d time.Duration) string {
+	switch {
+	case d <= 0:
+		return "now"
+	case d < time.Minute:
+		return "in less than a minute"
+	case d < 90*time.Second:
+		return "in 1 minute"
+	case d < time.Hour:
+		return fmt.Sprintf("in %d minutes", int((d+30*time.Second)/time.Minute)) // to the nearest
+	case d < 2*time.Hour:
+		return "in 1 hour"
+	}
+	return fmt.Sprintf("in %d hours", int(d.Hours()))
+}
+
 var defaultApprovalView = template.Must(template.New("approval").Parse(`<!doctype html>
 <html lang="en">
-<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Approve a request</title></head>
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{{if .Approval.ID}}Approve: {{.Title}}{{else}}Sign in to approve{{end}}</title>
+<style>
+body { margin: 0; font: 17px/1.5 system-ui, -apple-system, "Segoe UI", sans-serif; color: #1d1d1b; background: #f6f5f1; }
+main { max-width: 34rem; margin: 0 auto; padding: 1.5rem 1rem 3rem; }
+h1 { font-size: 1.5rem; line-height: 1.25; margin: 0 0 .75rem; }
+.who { color: #55524b; margin: 0 0 1rem; }
+.summary { white-space: pre-line; background: #fff; border: 1px solid #d9d5cc; border-radius: 10px; padding: 1rem 1.1rem; margin: 0 0 1rem; }
+.when { color: #55524b; font-size: .95rem; }
+.decide { display: flex; flex-direction: column; gap: .75rem; margin: 1.25rem 0; }
+.decide button { font: inherit; font-weight: 600; min-height: 3.25rem; border-radius: 10px; cursor: pointer; }
+.approve { background: #2f5d50; color: #fff; border: 2px solid #2f5d50; }
+.decline { background: #fff; color: #9b2c1f; border: 2px solid #9b2c1f; }
+@media (min-width: 32rem) { .decide { flex-direction: row-reverse; justify-content: flex-start; } .decide button { flex: 1; } }
+a { color: #2f5d50; }
+</style>
+</head>
 <body>
 <main>
-{{if not .SignedIn}}<h1>Sign in first</h1>
-<p>An agent asked for your approval. Sign in on this site{{with .SignInURL}} (<a href="{{.}}">sign in</a>: you come back here){{end}}.</p>
-{{else if .Done}}<h1>{{if eq .Approval.State "approved"}}Approved{{else if eq .Approval.State "declined"}}Declined{{else}}Already decided{{end}}</h1>
-<p style="white-space: pre-line">{{.Approval.Summary}}</p>
-<p>{{if eq .Approval.State "approved"}}The agent can now complete it, once.{{else}}Nothing will run.{{end}}</p>
-{{else}}<h1>Approve a request</h1>
-<p>An agent acting for you asks to do this on <code>{{.Approval.Page}}</code> ({{.Approval.Action}}):</p>
-<p style="white-space: pre-line"><strong>{{.Approval.Summary}}</strong></p>
-{{if .Expired}}<p>This request expired. Nothing will run.</p>
-{{else if eq .Approval.State "pending"}}<form method="post">
-<button type="submit" name="_decision" value="approve">Approve</button>
-<button type="submit" name="_decision" value="decline">Decline</button>
+{{if not .SignedIn}}<h1>Sign in to answer an agent's request</h1>
+<p>An agent acting for you asked for your approval. Only you, signed in on this site, can give it.</p>
+{{with .SignInURL}}<p><a href="{{.}}">Sign in</a>, and you come back to this page.</p>{{end}}
+{{else if .Done}}<h1>{{if eq .Approval.State "approved"}}Approved{{else if eq .Approval.State "declined"}}Declined: nothing will happen{{else}}Already decided{{end}}</h1>
+<p class="summary">{{.Approval.Summary}}</p>
+<p>{{if eq .Approval.State "approved"}}The agent can now do this, once. You can withdraw your approval here until it is used.{{else}}Nothing will run.{{end}}</p>
+{{else}}<h1>{{.Title}}?</h1>
+<p class="who">Asked by {{.Agent}}, acting for you:</p>
+<p class="summary">{{.Approval.Summary}}</p>
+{{if .Expired}}<p><strong>This request expired.</strong> Nothing will run; the agent can ask again.</p>
+{{else if eq .Approval.State "pending"}}<form method="post" class="decide">
+<button type="submit" name="_decision" value="approve" class="approve">Approve</button>
+<button type="submit" name="_decision" value="decline" class="decline">Decline</button>
 </form>
-<p>It expires at {{.Approval.Expires.UTC.Format "15:04 UTC"}}.</p>
+<p class="when">This request expires {{.ExpiresIn}} ({{.Approval.Expires.UTC.Format "15:04 UTC"}}). If you did not expect it, decline.</p>
 {{else if eq .Approval.State "approved"}}<p>You approved this request; the agent has not used it yet.</p>
-<form method="post"><button type="submit" name="_decision" value="decline">Withdraw my approval</button></form>
+<form method="post" class="decide"><button type="submit" name="_decision" value="decline" class="decline">Withdraw my approval</button></form>
 {{else}}<p>This request is {{.Approval.State}}.</p>{{end}}
 {{end}}</main>
 </body>

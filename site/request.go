@@ -34,6 +34,11 @@ type Caller struct {
 	// an agent with a token is given by the person signed in with a
 	// session: both must report the same Account. Empty: ID stands in.
 	Account string
+	// Label names the credential for the person it acts for, as a phrase
+	// that reads after "Asked by": `the agent with your token “laptop”`.
+	// The approval page says which agent asked with it. Not an
+	// identifier; may be empty ("an agent").
+	Label string
 }
 
 // Authenticator reports who made a request. The site calls it once per

@@ -50,6 +50,9 @@ type Approval struct {
 	// Credential is the Caller.ID of the credential that asked: only a
 	// call with that credential can use the approval.
 	Credential string `json:"-"`
+	// Agent is the Caller.Label of the credential that asked, for the
+	// person: which agent asks.
+	Agent string `json:"agent,omitempty"`
 	// State is where it stands; Expires when it stops being usable.
 	State   State     `json:"state"`
 	Expires time.Time `json:"expires"`

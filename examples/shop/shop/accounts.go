@@ -292,19 +292,22 @@ func (s *Store) NewStartToken(ctx context.Context, userID int64) (string, error)
 	return plain, nil
 }
 
-// TokenUser returns the user and token id of a live bearer token.
-func (s *Store) TokenUser(ctx context.Context, plain string) (*User, int64, error) {
+// TokenUser returns the user and the token (its id and label) of a live
+// bearer token.
+func (s *Store) TokenUser(ctx context.Context, plain string) (*User, Token, error) {
 	var u User
-	var id int64
-	err := s.db.QueryRowContext(ctx, `SELECT t.id, u.id, u.email, u.name FROM tokens t JOIN users u ON u.id = t.user_id
-		WHERE t.hash = ? AND t.revoked_at IS NULL`, hashSecret(plain)).Scan(&id, &u.ID, &u.Email, &u.Name)
+	var t Token
+	var at int64
+	err := s.db.QueryRowContext(ctx, `SELECT t.id, t.label, t.created_at, u.id, u.email, u.name FROM tokens t JOIN users u ON u.id = t.user_id
+		WHERE t.hash = ? AND t.revoked_at IS NULL`, hashSecret(plain)).Scan(&t.ID, &t.Label, &at, &u.ID, &u.Email, &u.Name)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, 0, ErrNotFound
+		return nil, Token{}, ErrNotFound
 	}
 	if err != nil {
-		return nil, 0, fmt.Errorf("reading token: %w", err)
+		return nil, Token{}, fmt.Errorf("reading token: %w", err)
 	}
-	return &u, id, nil
+	t.CreatedAt = time.Unix(at, 0).UTC()
+	return &u, t, nil
 }
 
 // Tokens lists the user's live tokens.

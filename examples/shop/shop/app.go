@@ -104,6 +104,8 @@ func New(store *Store, opts Options) *App {
 		NotFound:          http.HandlerFunc(a.notFound),
 		ConfirmView: template.Must(template.New("confirm.html").Funcs(site.Funcs()).Funcs(funcs).
 			ParseFS(templateFS, "templates/layout.html", "templates/confirm.html")),
+		ApprovalView: template.Must(template.New("approval.html").Funcs(site.Funcs()).Funcs(funcs).
+			ParseFS(templateFS, "templates/layout.html", "templates/approval.html")),
 		Approvals: store.Approvals(),
 		SignInURL: "/login",
 		Observer:  opts.Observer,

@@ -20,8 +20,8 @@ func (s *Store) Approvals() *Approvals { return &Approvals{s} }
 
 // Create implements approval.Store.
 func (a *Approvals) Create(ctx context.Context, ap approval.Approval) error {
-	_, err := a.s.db.ExecContext(ctx, `INSERT INTO approvals (id, account, page, action, input, summary, basis, credential, state, expires_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, ap.ID, ap.Account, ap.Page, ap.Action, ap.Input, ap.Summary, ap.Basis, ap.Credential, string(ap.State), ap.Expires.UnixMilli())
+	_, err := a.s.db.ExecContext(ctx, `INSERT INTO approvals (id, account, page, action, input, summary, basis, credential, agent, state, expires_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, ap.ID, ap.Account, ap.Page, ap.Action, ap.Input, ap.Summary, ap.Basis, ap.Credential, ap.Agent, string(ap.State), ap.Expires.UnixMilli())
 	if err != nil {
 		return fmt.Errorf("storing an approval: %w", err)
 	}
@@ -35,8 +35,8 @@ func (a *Approvals) Get(ctx context.Context, id string) (approval.Approval, erro
 	var ap approval.Approval
 	var state string
 	var expires int64
-	err := a.s.db.QueryRowContext(ctx, `SELECT id, account, page, action, input, summary, basis, credential, state, expires_at FROM approvals WHERE id = ?`, id).
-		Scan(&ap.ID, &ap.Account, &ap.Page, &ap.Action, &ap.Input, &ap.Summary, &ap.Basis, &ap.Credential, &state, &expires)
+	err := a.s.db.QueryRowContext(ctx, `SELECT id, account, page, action, input, summary, basis, credential, agent, state, expires_at FROM approvals WHERE id = ?`, id).
+		Scan(&ap.ID, &ap.Account, &ap.Page, &ap.Action, &ap.Input, &ap.Summary, &ap.Basis, &ap.Credential, &ap.Agent, &state, &expires)
 	if errors.Is(err, sql.ErrNoRows) {
 		return approval.Approval{}, approval.ErrNotFound
 	}

@@ -47,14 +47,15 @@ func shopperOf(r *site.Request) *shopper {
 func (a *App) authenticate(r *http.Request) (site.Caller, error) {
 	ctx := r.Context()
 	if tok, ok := site.BearerToken(r); ok {
-		u, id, err := a.store.TokenUser(ctx, tok)
+		u, t, err := a.store.TokenUser(ctx, tok)
 		if errors.Is(err, ErrNotFound) {
 			return site.Caller{}, site.ErrBadToken
 		}
 		if err != nil {
 			return site.Caller{}, err
 		}
-		return site.Caller{ID: "tok:" + itoa(id), Account: "user:" + itoa(u.ID), Mode: protocol.AuthBearer, SignedIn: true, User: &shopper{User: u}}, nil
+		return site.Caller{ID: "tok:" + itoa(t.ID), Account: "user:" + itoa(u.ID), Mode: protocol.AuthBearer, SignedIn: true, User: &shopper{User: u},
+			Label: "the agent with your token “" + t.Label + "”"}, nil
 	}
 	sh := &shopper{}
 	cookie := false

@@ -105,6 +105,7 @@ func postgresSchema() string {
 var addedColumns = []struct{ table, column, decl string }{
 	{"approvals", "basis", "TEXT NOT NULL DEFAULT ''"},
 	{"approvals", "credential", "TEXT NOT NULL DEFAULT ''"},
+	{"approvals", "agent", "TEXT NOT NULL DEFAULT ''"},
 }
 
 // addColumns adds the columns an older database lacks. Both databases
@@ -206,6 +207,7 @@ CREATE TABLE IF NOT EXISTS approvals (
 	summary    TEXT NOT NULL,
 	basis      TEXT NOT NULL DEFAULT '',
 	credential TEXT NOT NULL DEFAULT '',
+	agent      TEXT NOT NULL DEFAULT '',
 	state      TEXT NOT NULL,
 	expires_at INTEGER NOT NULL
 );
