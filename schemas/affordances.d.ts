@@ -132,6 +132,14 @@ export interface Issue {
   keyword: string;
 }
 
+/** Repeat is what to add to a call to repeat it once the person agreed (Delta.RepeatWith): the call's own members, by their names. */
+export interface Repeat {
+  /** Confirm is true: the person confirmed. */
+  confirm: boolean;
+  /** Approval is the id of the person's approval on the site, for an action with approval (Call.Approval). */
+  approval?: string;
+}
+
 /** SiteIndex lists a whole site: enough for an agent to plan a task, and to call an action on a concrete URL of a route without opening the page first. */
 export interface SiteIndex {
   /** V is the protocol major version of the document, "0" here. */

@@ -146,6 +146,7 @@ func typeScript(d docs) ([]byte, error) {
 		reflect.TypeFor[protocol.Delta](),
 		reflect.TypeFor[protocol.Error](),
 		reflect.TypeFor[protocol.Issue](),
+		reflect.TypeFor[protocol.Repeat](),
 		reflect.TypeFor[protocol.SiteIndex](),
 		reflect.TypeFor[protocol.IndexRoute](),
 	} {
