@@ -241,6 +241,10 @@ var funcs = template.FuncMap{
 	"add":   func(a, b int) int { return a + b },
 	// imageColour is the colour a product page's picture shows.
 	"imageColour": imageColour,
+	// colours and chosenSKU let colour links choose the picture and the
+	// variant without JavaScript.
+	"colours":   colourChoices,
+	"chosenSKU": chosenSKU,
 	// addressError is an issue about the address as a whole.
 	"addressError": addressError,
 	// addressFields draws the checkout's address form.

@@ -105,6 +105,46 @@ func productSVG(p *Product, colour string) string {
 
 // imageColour is the colour a product page shows: the one of the SKU the
 // person chose, else the first.
+// colourChoice is one colour of a product, for the links that choose it.
+type colourChoice struct {
+	Name    string
+	InStock bool
+}
+
+// colourChoices lists a product's colours in order, with whether any
+// size is in stock.
+func colourChoices(p *Product) []colourChoice {
+	var out []colourChoice
+	at := map[string]int{}
+	for _, v := range p.Variants {
+		i, ok := at[v.Colour]
+		if !ok {
+			at[v.Colour] = len(out)
+			out = append(out, colourChoice{Name: v.Colour})
+			i = len(out) - 1
+		}
+		out[i].InStock = out[i].InStock || v.Stock > 0
+	}
+	return out
+}
+
+// chosenSKU is the variant the product page starts on: the one a form
+// sent back, else the first in stock of the colour chosen by a colour
+// link (?colour=White), else none.
+func chosenSKU(p *Product, formSKU, colour string) string {
+	if formSKU != "" {
+		return formSKU
+	}
+	for _, v := range p.Variants {
+		if strings.EqualFold(v.Colour, colour) && v.Stock > 0 {
+			return v.SKU
+		}
+	}
+	return ""
+}
+
+// imageColour is the colour the product's picture shows: the chosen
+// variant's, else the first.
 func imageColour(p *Product, sku string) string {
 	for _, v := range p.Variants {
 		if v.SKU == sku {

@@ -44,3 +44,22 @@ func TestOrders_ListItemsAndSayWhatWillHappen(t *testing.T) {
 		t.Errorf("a placed order's page:\n%s", order)
 	}
 }
+
+// A colour link chooses the picture and the first size in stock of that
+// colour, without JavaScript; the full stock table is one click away.
+func TestProduct_ColourLinksChooseThePicture(t *testing.T) {
+	s := shoptest.Start(t)
+	res, err := http.Get(s.URL + "/products/heavyweight-tee?colour=White")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	page := string(b)
+	for _, want := range []string{`/images/heavyweight-tee/White.svg`, `<option value="TEE-WHI-S" selected>`,
+		`<a href="?colour=White" aria-current="true">White</a>`, `<details class="stock">`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %s", want)
+		}
+	}
+}
