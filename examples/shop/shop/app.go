@@ -241,6 +241,9 @@ var funcs = template.FuncMap{
 	"add":   func(a, b int) int { return a + b },
 	// imageColour is the colour a product page's picture shows.
 	"imageColour": imageColour,
+	// checkoutBasis makes the checkout's button the confirmation of the
+	// cart it shows.
+	"checkoutBasis": checkoutBasis,
 	// colours and chosenSKU let colour links choose the picture and the
 	// variant without JavaScript.
 	"colours":   colourChoices,

@@ -140,18 +140,10 @@ func TestBrowser_AShopperOnAPhone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if h := waitText(t, ctx, "h1", "Please confirm"); h != "Please confirm" {
-		t.Fatalf("confirmation: %q", h)
-	}
-	fits("confirm")
-	if s := text(".confirm-summary"); !strings.Contains(s, `Deliver to: name "Demo Shopper", street "Via Roma 1", postcode "00184", city "Roma", country "IT"`) {
-		t.Errorf("summary: %q", s)
-	}
-	if b := text(".top .badge"); b != "2" {
-		t.Errorf("the confirmation page lost the header's cart: %q", b)
-	}
-	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`main form button[type=submit]`))); err != nil {
-		t.Fatal(err)
+	// The checkout's button is the confirmation of what the page shows:
+	// one step, no second page.
+	if h := waitText(t, ctx, "h1", "Order 1"); h != "Order 1" {
+		t.Fatalf("after Place order: %q (a second confirmation?)", h)
 	}
 	msg := waitText(t, ctx, ".flash", "")
 	for i := 0; i < 50 && !strings.Contains(msg, "thank you"); i++ {

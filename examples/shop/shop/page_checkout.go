@@ -52,12 +52,34 @@ func (in PlaceOrder) Summary(r *site.Request, st *site.State) string {
 	return orderSummary(cartKey.Get(st), in.deliverTo(st))
 }
 
-// Basis identifies what the summary was built from: the cart's lines,
-// prices and total, and the address. placeOrder computes it again from
-// the cart it reads under the cart's lock, and places the order only if
-// it is the one the person approved (site.Request.CheckApproved).
+// Basis identifies the state the summary was built from: the cart's
+// lines, prices and total, and the saved address when the call names
+// none (an address in the input is the input's, which an approval binds
+// on its own). placeOrder computes it again from the cart it reads under
+// the cart's lock, and places the order only if it is the one the person
+// approved (site.Request.CheckApproved). The checkout page sends the
+// basis of the cart it shows, so that its button is the confirmation.
 func (in PlaceOrder) Basis(r *site.Request, st *site.State) string {
-	return orderBasis(cartKey.Get(st), in.deliverTo(st))
+	return orderBasis(cartKey.Get(st), in.basisAddress(in.deliverTo(st)))
+}
+
+// basisAddress is the address a basis covers: the saved one the order
+// falls back on, not one the call itself sent.
+func (in PlaceOrder) basisAddress(to *Address) *Address {
+	if in.Address != nil {
+		return nil
+	}
+	return to
+}
+
+// checkoutBasis is the basis of the cart the checkout page shows, for its
+// form: the person who presses Place order confirms that cart.
+func checkoutBasis(v *site.View) string {
+	c, ok := cartKey.Lookup(v.State)
+	if !ok {
+		return ""
+	}
+	return orderBasis(c, nil)
 }
 
 // orderSummary writes the summary of an order of cart c to address to.
@@ -152,7 +174,7 @@ func (a *App) placeOrder(r *site.Request, in PlaceOrder) (site.Result[OrderPlace
 	id, err := a.store.PlaceOrder(ctx, sh.User.ID, &Delivery{Address: *to, Save: in.SaveAddress && in.Address != nil},
 		func(locked Cart) error {
 			c = locked
-			return r.CheckApproved(orderBasis(locked, to))
+			return r.CheckApproved(orderBasis(locked, in.basisAddress(to)))
 		})
 	if errors.Is(err, site.ErrApprovalChanged) {
 		return site.Result[OrderPlaced]{}, err
