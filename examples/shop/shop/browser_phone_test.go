@@ -79,8 +79,21 @@ func TestBrowser_AShopperOnAPhone(t *testing.T) {
 	}
 	fits("account")
 
-	// Add two white L tees: a message, and the picker keeps white L.
+	// A colour link shows that colour and picks its first size in stock,
+	// without JavaScript.
 	open("product", "/products/heavyweight-tee")
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`.colours a[href="?colour=Olive"]`)), chromedp.WaitVisible(chromedp.CSS(`.colours a[aria-current="true"]`))); err != nil {
+		t.Fatal(err)
+	}
+	if src, _ := chromedp.Run(ctx, chromedp.AttributeValue(chromedp.CSS("img.hero"), "src")); !strings.HasSuffix(src.Value, "/Olive.svg") {
+		t.Errorf("the colour link did not change the picture: %q", src.Value)
+	}
+	if v, _ := chromedp.Run(ctx, chromedp.Value(chromedp.CSS("#sku"))); v != "TEE-OLI-S" {
+		t.Errorf("the colour link did not pick its first size: %q", v)
+	}
+	fits("product-olive")
+
+	// Add two white L tees: a message, and the picker keeps white L.
 	err = chromedp.Do(ctx,
 		chromedp.SetValue(chromedp.CSS("#sku"), "TEE-WHI-L"),
 		chromedp.SetValue(chromedp.CSS("#qty"), "2"),
@@ -158,6 +171,9 @@ func TestBrowser_AShopperOnAPhone(t *testing.T) {
 		t.Errorf("the order page's address: %q", a)
 	}
 	open("orders", "/orders")
+	if items := text("table.lines tbody"); !strings.Contains(items, "2 × Heavyweight Tee (White, L)") {
+		t.Errorf("the orders list does not show the order's items: %q", items)
+	}
 	open("signup", "/signup")
 	open("not-found", "/no-such-page")
 	if b, _ := chromedp.Run(ctx, chromedp.Evaluate[int]("document.querySelectorAll('.top .search').length")); b != 1 {
