@@ -118,3 +118,23 @@ func TestBrowser_TheApprovalPage(t *testing.T) {
 		t.Fatalf("the agent's call: %v, %d orders", err, s.Orders(t))
 	}
 }
+
+// The inspector (-dev) fits a phone: its page field keeps its room beside
+// Inspect, and the page and its graph stack without widening the screen.
+func TestBrowser_TheInspectorOnAPhone(t *testing.T) {
+	ctx := browser(t, 60*time.Second)
+	s := shoptest.StartWith(t, shop.Options{Dev: true, NoApprovals: true})
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(390, 844),
+		chromedp.Navigate(s.URL+"/_affordances/inspector?page=/products/heavyweight-tee"), chromedp.WaitVisible(chromedp.CSS("header input"))); err != nil {
+		t.Fatal(err)
+	}
+	width, _ := chromedp.Run(ctx, chromedp.Evaluate[int]("document.documentElement.scrollWidth"))
+	field, _ := chromedp.Run(ctx, chromedp.Evaluate[float64]("document.querySelector('header input').getBoundingClientRect().width"))
+	overlap, _ := chromedp.Run(ctx, chromedp.Evaluate[bool](`(() => { const b = document.querySelector('header button').getBoundingClientRect(), w = document.querySelector('header .who').getBoundingClientRect(); return b.bottom > w.top && b.top < w.bottom && b.right > w.left && b.left < w.right; })()`))
+	if width > 390 || field < 150 || overlap {
+		t.Errorf("at 390 px: page %d px wide, page field %.0f px, Inspect over the caller line: %v", width, field, overlap)
+	}
+	if who, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("header .who"))); !strings.Contains(who, "anonymous (not signed in)") {
+		t.Errorf("who the inspector shows the page as: %q", who)
+	}
+}
