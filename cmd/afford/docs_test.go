@@ -5,32 +5,12 @@ import (
 	"os"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/affordances-go/affordances/examples/shop/shop"
 	"github.com/affordances-go/affordances/examples/shop/shoptest"
 )
-
-// lockedBuffer is a buffer that a running command writes while the test
-// reads it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // docs/agents.md's sample of an approval on the site is what afford
 // prints: the test runs the same purchase, approves it as the person would
@@ -52,7 +32,7 @@ func TestDocs_ApprovalSampleIsTrue(t *testing.T) {
 	if code, _, errs := afford(t, env, "call", s.URL+"/products/heavyweight-tee", "addToCart", "sku=TEE-BLK-M"); code != 0 {
 		t.Fatal(errs)
 	}
-	var out lockedBuffer
+	var out syncBuffer
 	done := make(chan int, 1)
 	go func() {
 		done <- run([]string{"call", s.URL + "/checkout", "placeOrder"}, strings.NewReader(""), &out, &out, func(k string) string { return env[k] })
