@@ -101,10 +101,13 @@ func (c *call) validate() *Error {
 	if c.badField != "" {
 		return newError(protocol.CodeInvalidInput, c.badField)
 	}
-	var v any = map[string]any{} // an omitted input is an empty object
-	raw, issues := []byte("{}"), []protocol.Issue(nil)
+	var v any
+	var raw []byte
+	var issues []protocol.Issue
 	if c.input != nil {
 		v, raw, issues = c.input.value(c.act.input)
+	} else {
+		v, raw = map[string]any{}, []byte("{}") // an omitted input is an empty object
 	}
 	c.value = v
 	if len(issues) == 0 {

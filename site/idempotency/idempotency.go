@@ -105,15 +105,15 @@ func NewMemory() *Memory {
 
 // forget drops the keys whose time is up, and the oldest past MaxKeys.
 func (s *Memory) forget(now time.Time) {
-	max := s.MaxKeys
-	if max <= 0 {
-		max = 100_000
+	limit := s.MaxKeys
+	if limit <= 0 {
+		limit = 100_000
 	}
 	for s.head < len(s.order) {
 		e := s.order[s.head]
 		r, ok := s.m[e.k]
 		current := ok && r.seq == e.seq
-		if current && now.Before(r.expires) && len(s.m) < max {
+		if current && now.Before(r.expires) && len(s.m) < limit {
 			break
 		}
 		if current {

@@ -16,6 +16,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 
 	"github.com/affordances-go/affordances/internal/schema"
 	"github.com/affordances-go/affordances/protocol"
@@ -38,7 +39,13 @@ func Mount(s *site.Site) {
 }
 
 // inspector is the inspector of one site.
-type inspector struct{ site *site.Site }
+type inspector struct {
+	site *site.Site
+	// The output schemas by route and action, read once: graphs leave
+	// them out, and the site's routes do not change once it serves.
+	once sync.Once
+	outs map[[2]string]json.RawMessage
+}
 
 //go:embed inspector.html
 var inspectorHTML string
@@ -127,13 +134,15 @@ func (in *inspector) serve(w http.ResponseWriter, hr *http.Request) {
 // outputs returns the output schemas of the site's actions by route and
 // action (graphs leave them out; the site's routes have them).
 func (in *inspector) outputs() map[[2]string]json.RawMessage {
-	out := map[[2]string]json.RawMessage{}
-	for _, r := range in.site.AllActions() {
-		for _, a := range r.Actions {
-			out[[2]string{r.Route, a.Name}] = a.Output
+	in.once.Do(func() {
+		in.outs = map[[2]string]json.RawMessage{}
+		for _, r := range in.site.AllActions() {
+			for _, a := range r.Actions {
+				in.outs[[2]string{r.Route, a.Name}] = a.Output
+			}
 		}
-	}
-	return out
+	})
+	return in.outs
 }
 
 // call runs the action the inspector's form posted, through Execute, and

@@ -96,8 +96,8 @@ func (k *IdempotencyKeys) Finish(_ context.Context, scope, key, claim string, de
 }
 
 // Release implements idempotency.Store. A failed call's transaction
-// rolled back with its key, so there is nothing to forget but a key some
-// other store's Claim wrote.
+// rolled back with its key, so there is nothing to forget but a key an
+// earlier version of the store wrote as running before its action.
 func (k *IdempotencyKeys) Release(ctx context.Context, scope, key, claim string) error {
 	_, err := k.s.db.ExecContext(ctx, `DELETE FROM idempotency_keys WHERE scope = ? AND key = ? AND claim = ? AND state = ?`,
 		scope, key, claim, string(idempotency.Running))
@@ -223,8 +223,9 @@ func (w *deltaWriter) flush(ctx context.Context, k *IdempotencyKeys) error {
 	tx := &Tx{tx: t, db: k.s.raw}
 	defer func() { k.s.raw.prepareLater(ctx, tx.misses) }()
 	const q = `UPDATE idempotency_keys SET state = ?, delta = ? WHERE scope = ? AND key = ? AND claim = ?`
+	st := tx.prepared(ctx, q) // one statement for the batch
 	for id, p := range batch {
-		if _, err := tx.prepared(ctx, q).ExecContext(ctx, q, string(idempotency.Done), string(p.delta), id[0], id[1], p.claim); err != nil {
+		if _, err := st.ExecContext(ctx, q, string(idempotency.Done), string(p.delta), id[0], id[1], p.claim); err != nil {
 			t.Rollback()
 			return err
 		}
