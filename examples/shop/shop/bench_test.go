@@ -3,6 +3,7 @@ package shop_test
 import (
 	"context"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -32,6 +33,13 @@ func BenchmarkProductGraph(b *testing.B) {
 }
 
 func BenchmarkAddToCart(b *testing.B) {
+	b.Run("plain", func(b *testing.B) { benchmarkAddToCart(b, false) })
+	b.Run("keyed", func(b *testing.B) { benchmarkAddToCart(b, true) })
+}
+
+// benchmarkAddToCart measures addToCart, with a new Idempotency-Key on
+// every call when keyed.
+func benchmarkAddToCart(b *testing.B, keyed bool) {
 	s := shoptest.StartWith(b, shop.Options{NoApprovals: true, DefaultLimit: ratelimit.PerMinute(1e9, 1e9)})
 	ctx := context.Background()
 	demo, _ := s.Store.UserByEmail(ctx, "demo@example.com")
@@ -48,6 +56,9 @@ func BenchmarkAddToCart(b *testing.B) {
 		req := httptest.NewRequest("POST", "/products/everyday-hoodie", strings.NewReader(body))
 		req.Header.Set("Content-Type", protocol.MediaType)
 		req.Header.Set("Authorization", "Bearer "+s.Token)
+		if keyed {
+			req.Header.Set("Idempotency-Key", "bench-"+strconv.Itoa(i))
+		}
 		w := httptest.NewRecorder()
 		s.App.ServeHTTP(w, req)
 		if w.Code != 200 {
