@@ -104,13 +104,20 @@ func (s *Site) LimiterFaults() int64 { return s.limiterFaults.Load() }
 // ServeHTTP serves the site's pages and index; everything else is 404.
 func (s *Site) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.own.ServeHTTP(w, r) }
 
-// Wrap puts the site in front of an existing application. Agents' requests
-// for registered pages, the site index, and HTML requests for pages that
-// have their own View are served by the site; everything else goes to next.
-// HTML requests for a registered page without a View also go to next,
-// with Vary: Accept and the Link header that advertises the page's graph.
-// An agent's request for a path that has no graph gets a not_found delta,
-// never the application's HTML.
+// Wrap puts the site in front of an existing application. The site
+// serves only what is its own: an agent's GET of a registered page (the
+// graph), an Affordances call (a POST with the media type), a form of the
+// library (a POST whose FormActionField names an action of the page), the
+// site index, its approval pages and its mounts, and the HTML of pages
+// that have their own View. Everything else reaches next unchanged: other
+// methods (DELETE, PUT, PATCH, OPTIONS…), the application's own forms and
+// method overrides, its REST API on the same URLs, with the body intact.
+//
+// A browser's GET of a registered page without a View is served by next,
+// with Vary: Accept; the Link header that announces the graph is added
+// only when next answers it with a successful HTML page, not to its JSON,
+// its redirects or its errors. An agent's request for a path that has no
+// graph gets a not_found delta, never the application's HTML.
 func (s *Site) Wrap(next http.Handler) http.Handler {
 	if next == nil {
 		panic("site: Wrap(nil)")
@@ -191,8 +198,8 @@ func (ph *pageHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		if ph.next != nil {
-			advertise(w.Header())
-			ph.next.ServeHTTP(w, r)
+			addVaryAccept(w.Header())
+			ph.next.ServeHTTP(&advertiser{ResponseWriter: w}, r)
 			return
 		}
 		w.Header().Add("Vary", "Accept")
@@ -201,8 +208,8 @@ func (ph *pageHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case postIsCall(r):
 			p.site.serveAgentCall(w, r, p)
-		case p.opts.View == nil && ph.next != nil:
-			ph.next.ServeHTTP(w, r) // the application renders this page and handles its forms
+		case ph.next != nil && !p.postsLibraryForm(r) && !wantsGraph(r):
+			ph.next.ServeHTTP(w, r) // the application's own form, or its API
 		case isForm(r):
 			p.site.serveFormCall(w, r, p)
 		case wantsGraph(r):
@@ -212,15 +219,13 @@ func (ph *pageHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, "unsupported Content-Type: post an HTML form or an Affordances call", http.StatusUnsupportedMediaType)
 		}
 	default:
+		if ph.next != nil {
+			ph.next.ServeHTTP(w, r) // DELETE, PUT, PATCH…: the application's
+			return
+		}
 		w.Header().Set("Allow", "GET, HEAD, POST")
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
 	}
-}
-
-// advertise adds the headers of an HTML response for a page with a graph.
-func advertise(h http.Header) {
-	addVaryAccept(h)
-	h.Set("Link", `<?affordances=1>; rel="affordances"`)
 }
 
 // authenticate finds the caller of a request and returns the Request that

@@ -1,0 +1,132 @@
+package site_test
+
+import (
+	"bytes"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/affordances-go/affordances/site"
+	"github.com/affordances-go/affordances/site/sitetest"
+)
+
+// wrapFixture is a site with two pages in front of an application that
+// answers every request with what it received: its own REST API, its own
+// forms and method overrides on the same URLs as the site's pages.
+func wrapFixture(t *testing.T) (*sitetest.Client, *[]string) {
+	t.Helper()
+	s := site.New(site.Options{})
+	load := func(r *site.Request) (*site.State, error) {
+		return &site.State{Entities: map[string]any{"product": product{Name: "Tee"}}}, nil
+	}
+	// /dials/{id}: the application renders the page (no View).
+	p := s.Page("/dials/{id}", site.PageOptions{Description: "a dial", Load: load})
+	site.Handle(p, site.Action{Name: "rename", Expose: "public"},
+		func(r *site.Request, in struct {
+			Name string `json:"name"`
+		}) (site.Result[struct{}], error) {
+			return site.Result[struct{}]{Message: "renamed to " + in.Name}, nil
+		})
+	// /own: the site renders the page.
+	s.Page("/own", site.PageOptions{View: productView, Load: load})
+	var seen []string
+	app := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		seen = append(seen, r.Method+" "+r.URL.Path+" "+string(body))
+		switch r.URL.Path {
+		case "/dials/json":
+			w.Header().Set("Content-Type", "application/json")
+			w.Write([]byte(`{"id":1}`))
+		case "/dials/moved":
+			http.Redirect(w, r, "/dials/1", http.StatusFound)
+		default:
+			w.Write([]byte("<!doctype html><p>app " + r.Method + "</p>"))
+		}
+	})
+	return sitetest.New(t, s.Wrap(app)), &seen
+}
+
+func TestWrap_TheApplicationKeepsItsOwnMethodsAndForms(t *testing.T) {
+	c, seen := wrapFixture(t)
+	for _, m := range []string{"DELETE", "PUT", "PATCH", "OPTIONS"} {
+		for _, path := range []string{"/dials/1", "/own"} {
+			*seen = nil
+			w := c.Do(m, path, strings.NewReader(`{"x":1}`), sitetest.Header("Content-Type", "application/json"))
+			if w.Code != 200 || len(*seen) != 1 || (*seen)[0] != m+" "+path+` {"x":1}` {
+				t.Errorf("%s %s: status %d, the app saw %q", m, path, w.Code, *seen)
+			}
+		}
+	}
+	// The application's own forms, with or without a method override,
+	// reach it with their body intact, on a page the site renders too.
+	for _, path := range []string{"/dials/1", "/own"} {
+		for _, form := range []url.Values{{"name": {"kitchen"}}, {"_method": {"PATCH"}, "name": {"kitchen"}}} {
+			*seen = nil
+			w := c.PostForm(path, form)
+			if w.Code != 200 || len(*seen) != 1 || (*seen)[0] != "POST "+path+" "+form.Encode() {
+				t.Errorf("form %v on %s: status %d, the app saw %q", form, path, w.Code, *seen)
+			}
+		}
+	}
+	// A multipart form of the application (a file upload) too.
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	mw.WriteField("name", "kitchen")
+	fw, _ := mw.CreateFormFile("photo", "p.jpg")
+	fw.Write(bytes.Repeat([]byte("x"), 2<<20)) // over the site's body limit
+	mw.Close()
+	*seen = nil
+	w := c.Do("POST", "/own", bytes.NewReader(body.Bytes()), sitetest.Header("Content-Type", mw.FormDataContentType()))
+	if w.Code != 200 || len(*seen) != 1 || len((*seen)[0]) != len("POST /own ")+body.Len() {
+		t.Errorf("multipart: status %d, the app saw %d requests", w.Code, len(*seen))
+	}
+}
+
+func TestWrap_TheLibrarysFormsStillRunActions(t *testing.T) {
+	c, seen := wrapFixture(t)
+	// A form of the library (it names an action of the page) runs the
+	// action, even on a page the application renders.
+	w := c.PostForm("/dials/1", url.Values{site.FormActionField: {"rename"}, "name": {"hall"}})
+	if w.Code != http.StatusSeeOther || len(*seen) != 0 {
+		t.Errorf("library form: status %d, the app saw %q", w.Code, *seen)
+	}
+	// An agent's call is the site's.
+	if w := c.Call("/dials/1", "rename", map[string]any{"name": "hall"}); w.Code != 200 || len(*seen) != 0 {
+		t.Errorf("call: status %d, the app saw %q", w.Code, *seen)
+	}
+}
+
+func TestWrap_LinkOnlyOnTheApplicationsHTMLPages(t *testing.T) {
+	c, _ := wrapFixture(t)
+	w := c.Get("/dials/1")
+	if w.Header().Get("Link") == "" || w.Header().Get("Vary") != "Accept" {
+		t.Errorf("HTML page: %v", w.Header())
+	}
+	for _, path := range []string{"/dials/json", "/dials/moved"} {
+		w := c.Get(path)
+		if w.Header().Get("Link") != "" || w.Header().Get("Vary") != "Accept" {
+			t.Errorf("%s (%d): %v", path, w.Code, w.Header())
+		}
+	}
+	// Not after a POST the application answered either.
+	if w := c.PostForm("/dials/1", url.Values{"name": {"x"}}); w.Header().Get("Link") != "" {
+		t.Errorf("app's form answer: %v", w.Header())
+	}
+}
+
+func TestSite_WithoutAnApplicationOtherMethodsAre405(t *testing.T) {
+	s := site.New(site.Options{})
+	s.Page("/", site.PageOptions{View: productView, Load: func(*site.Request) (*site.State, error) {
+		return &site.State{Entities: map[string]any{"product": product{Name: "Tee"}}}, nil
+	}})
+	c := sitetest.New(t, s)
+	if w := c.Do("DELETE", "/", nil); w.Code != 405 || w.Header().Get("Allow") != "GET, HEAD, POST" {
+		t.Errorf("DELETE: %d %v", w.Code, w.Header())
+	}
+	if w := c.PostForm("/", url.Values{"name": {"x"}}); w.Code != 400 {
+		t.Errorf("a form naming no action: %d %s", w.Code, w.Body)
+	}
+}
