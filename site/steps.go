@@ -301,9 +301,16 @@ func (c *call) run() (*outcome, *Error) {
 		d.Output = out
 	}
 	after, err := c.page.afterState(c.r, c.before, c.act.effects)
+	if err == nil && len(c.act.effects) > 0 {
+		// Entity by entity: a subject the action deleted shows here.
+		for _, k := range c.act.effects {
+			after.entity(k)
+		}
+		err = after.loadErr()
+	}
 	switch {
 	case errors.Is(err, ErrNotFound):
-		after = &State{} // the page is gone: every entity was removed
+		return c.gone(d, beforeActions), nil
 	case err != nil:
 		// The action ran; say so, without the parts that need the new state.
 		c.site.opts.Logger.ErrorContext(c.r.Context(), "affordances: reloading state after an action", "route", c.page.route,
@@ -312,7 +319,10 @@ func (c *call) run() (*outcome, *Error) {
 	}
 	d.Changed = changedEntities(c.act.effects, c.before, after)
 	afterActions := c.page.describe(c.r, after)
-	if err := after.loadErr(); err != nil && !errors.Is(err, ErrNotFound) {
+	if err := after.loadErr(); err != nil {
+		if errors.Is(err, ErrNotFound) {
+			return c.gone(d, beforeActions), nil
+		}
 		c.site.opts.Logger.ErrorContext(c.r.Context(), "affordances: reloading state after an action", "route", c.page.route,
 			"action", c.act.meta.Name, "err", err)
 		return &outcome{delta: protocol.Delta{OK: true, Message: msg, Redirect: redirect, Output: d.Output}, redirect: redirect}, nil
@@ -325,6 +335,26 @@ func (c *call) run() (*outcome, *Error) {
 	}
 	d.ActionsAdded, d.ActionsRemoved = actionChanges(beforeActions, afterActions)
 	return &outcome{delta: d, redirect: redirect}, nil
+}
+
+// gone is the outcome of an action after which its page no longer exists
+// (it deleted the page's own subject, as a delete does): no guard runs on
+// a state that is not there, every entity the page showed and every
+// action are removed, the redirect is kept, and nothing is logged, since
+// nothing is wrong.
+func (c *call) gone(d protocol.Delta, beforeActions []protocol.ActionDescriptor) *outcome {
+	d.Changed = map[string]any{}
+	for _, k := range c.act.effects {
+		d.Changed[k] = nil
+	}
+	for k := range c.before.Entities {
+		d.Changed[k] = nil
+	}
+	d.ActionsAdded, d.ActionsRemoved = nil, nil
+	for _, a := range beforeActions {
+		d.ActionsRemoved = append(d.ActionsRemoved, a.Name)
+	}
+	return &outcome{delta: d, redirect: d.Redirect}
 }
 
 // invoke calls the handler, turning a panic into an error.
