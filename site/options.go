@@ -1,6 +1,7 @@
 package site
 
 import (
+	"context"
 	"html/template"
 	"log/slog"
 	"net/http"
@@ -22,6 +23,14 @@ type Options struct {
 	// Auth reports who made each request. When nil, no bearer token is
 	// accepted and any cookie makes a request cookie-authenticated.
 	Auth Authenticator
+	// CallerContext, when set, returns the context that the page's
+	// loaders, guards, summaries and actions see, from the request and
+	// the caller Auth found: the way to give the application's own code
+	// its user (a service that checks permissions through a user in the
+	// context). It runs for every request the site serves, whatever the
+	// door (a page, a call, a form, MCP, an approval page); a nil result
+	// keeps the request's context.
+	CallerContext func(r *http.Request, c Caller) context.Context
 	// AuthModes lists the ways agents can authenticate, for the site index.
 	AuthModes []protocol.AuthMode
 	// NotFound answers browsers for pages that do not exist. Default:

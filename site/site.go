@@ -245,7 +245,13 @@ func (s *Site) authenticate(hr *http.Request) (*Request, *Error) {
 	}
 	switch {
 	case err == nil:
-		return &Request{Request: withoutAffordancesQuery(hr), Caller: c}, nil
+		req := withoutAffordancesQuery(hr)
+		if s.opts.CallerContext != nil {
+			if ctx := s.opts.CallerContext(req, c); ctx != nil {
+				req = req.WithContext(ctx)
+			}
+		}
+		return &Request{Request: req, Caller: c}, nil
 	case errors.Is(err, ErrBadToken):
 		return nil, newBadTokenError()
 	default:
