@@ -2,9 +2,11 @@ package site_test
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"mime/multipart"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -128,5 +130,48 @@ func TestSite_WithoutAnApplicationOtherMethodsAre405(t *testing.T) {
 	}
 	if w := c.PostForm("/", url.Values{"name": {"x"}}); w.Code != 400 {
 		t.Errorf("a form naming no action: %d %s", w.Code, w.Body)
+	}
+}
+
+// An application on another engine than html/template writes the
+// library's link tag and forms with plain functions, on a page it
+// renders under Wrap.
+func TestView_TheLibrarysFormsWithoutTemplates(t *testing.T) {
+	s := site.New(site.Options{})
+	p := s.Page("/dials/{id}", site.PageOptions{Description: "a dial", Load: func(r *site.Request) (*site.State, error) {
+		return &site.State{Entities: map[string]any{"id": r.PathValue("id")}}, nil
+	}})
+	site.Handle(p, site.Action{Name: "rename", Expose: "public"},
+		func(r *site.Request, in struct {
+			Name string `json:"name" title:"New name"`
+		}) (site.Result[struct{}], error) {
+			return site.Result[struct{}]{}, nil
+		})
+	app := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		v, err := s.View(r)
+		if err != nil {
+			http.Error(w, err.Error(), 500)
+			return
+		}
+		form, err := site.ActionForm(v, "rename", "_button", "Rename")
+		if err != nil {
+			http.Error(w, err.Error(), 500)
+			return
+		}
+		io.WriteString(w, "<!doctype html><head>"+string(site.LinkTag)+"</head><p>dial "+v.Entities["id"].(string)+"</p>"+string(form))
+	})
+	c := sitetest.New(t, s.Wrap(app))
+	body := c.Get("/dials/7").Body.String()
+	for _, want := range []string{`<link rel="affordances"`, "dial 7", `name="_action" value="rename"`, "New name", ">Rename</button>"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("missing %q in\n%s", want, body)
+		}
+	}
+	// The form it wrote runs the action through the site.
+	if w := c.PostForm("/dials/7", url.Values{site.FormActionField: {"rename"}, "name": {"hall"}}); w.Code != http.StatusSeeOther {
+		t.Errorf("post: %d %s", w.Code, w.Body)
+	}
+	if _, err := s.View(httptest.NewRequest("GET", "/nowhere", nil)); !errors.Is(err, site.ErrNotFound) {
+		t.Errorf("View of no page: %v", err)
 	}
 }
