@@ -60,7 +60,7 @@ func (e *Env) approvalCall(ctx context.Context, c *Action, approval string) (*re
 		body["approval"] = approval
 	}
 	b, _ := json.Marshal(body)
-	res, err := e.post(ctx, target, string(b), "Authorization", e.bearer(), "Cookie", e.cookieUnlessToken(), "Origin", e.originUnlessToken())
+	res, err := e.post(ctx, target, string(b))
 	if err != nil {
 		return nil, false, err
 	}

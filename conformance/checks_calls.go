@@ -109,7 +109,7 @@ func checkInvalidInput(ctx context.Context, e *Env) Outcome {
 	if p == nil {
 		return skip("no action with an object input that this checker may call")
 	}
-	res, err := e.post(ctx, p.url, invalidCall(a.Name), "Authorization", e.bearer())
+	res, err := e.post(ctx, p.url, invalidCall(a.Name))
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -147,7 +147,7 @@ func checkAuthBeforeInput(ctx context.Context, e *Env) Outcome {
 	if p == nil {
 		return skip("no session action with an object input was found (the checker never probes confirm actions)")
 	}
-	res, err := e.post(ctx, p.url, invalidCall(a.Name)) // anonymous: no token, no cookie
+	res, err := e.post(ctx, p.url, invalidCall(a.Name), anonymous...)
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -162,7 +162,7 @@ func checkAuthBeforeInput(ctx context.Context, e *Env) Outcome {
 // its caller is not signed in is no use: the expose check answers first
 // (401), correctly.
 func checkInputBeforeGuard(ctx context.Context, e *Env) Outcome {
-	auth := e.bearer()
+	var as []string // the caller: the checker's credentials
 	// The graphs were read when the checks began; other checks may have
 	// changed the state since (an item added to an empty cart), so an
 	// action is taken only if a fresh read still lists it unavailable.
@@ -175,9 +175,9 @@ func checkInputBeforeGuard(ctx context.Context, e *Env) Outcome {
 	if p == nil {
 		// Look as an anonymous caller: public actions are often
 		// unavailable to one (an empty cart).
-		auth = ""
+		as = anonymous
 		for _, pg := range e.pages {
-			res, err := e.do(ctx, http.MethodGet, pg.url, nil, "Accept", protocol.MediaType)
+			res, err := e.do(ctx, http.MethodGet, pg.url, nil, append([]string{"Accept", protocol.MediaType}, anonymous...)...)
 			var g protocol.Graph
 			if err != nil || res.status != http.StatusOK || json.Unmarshal(res.body, &g) != nil {
 				continue
@@ -197,7 +197,7 @@ func checkInputBeforeGuard(ctx context.Context, e *Env) Outcome {
 	if p == nil {
 		return skip("no unavailable action that this checker may call was found")
 	}
-	res, err := e.post(ctx, p.url, invalidCall(a.Name), "Authorization", auth)
+	res, err := e.post(ctx, p.url, invalidCall(a.Name), as...)
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -217,7 +217,7 @@ func checkUnknownFields(ctx context.Context, e *Env) Outcome {
 		body["input"] = s.Input
 	}
 	b, _ := json.Marshal(body)
-	res, err := e.post(ctx, e.abs(s.Page), string(b), "Authorization", e.bearer(), "Cookie", e.cookieUnlessToken(), "Origin", e.originUnlessToken())
+	res, err := e.post(ctx, e.abs(s.Page), string(b))
 	if err != nil {
 		return fail("%v", err)
 	}

@@ -27,7 +27,7 @@ func checkConfirm(ctx context.Context, e *Env) Outcome {
 		body["input"] = c.Input
 	}
 	b, _ := json.Marshal(body)
-	res, err := e.post(ctx, target, string(b), "Authorization", e.bearer(), "Cookie", e.cookieUnlessToken(), "Origin", e.originUnlessToken())
+	res, err := e.post(ctx, target, string(b))
 	if err != nil {
 		return fail("%v", err)
 	}

@@ -14,7 +14,7 @@ func checkHead(ctx context.Context, e *Env) Outcome {
 		return o
 	}
 	p := e.pages[0]
-	res, err := e.do(ctx, http.MethodHead, p.url, nil, "Accept", protocol.MediaType, "Authorization", e.bearer())
+	res, err := e.do(ctx, http.MethodHead, p.url, nil, "Accept", protocol.MediaType)
 	if err != nil {
 		return fail("%v", err)
 	}

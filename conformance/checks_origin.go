@@ -9,19 +9,9 @@ import (
 	"github.com/affordances-go/affordances/protocol"
 )
 
-func (e *Env) cookieUnlessToken() string {
-	if e.cfg.Token != "" {
-		return ""
-	}
-	return e.cfg.Cookie
-}
-
-func (e *Env) originUnlessToken() string {
-	if e.cfg.Token != "" {
-		return ""
-	}
-	return e.origin()
-}
+// anonymous are the header pairs of a request sent without the checker's
+// credentials.
+var anonymous = []string{"Authorization", "", "Cookie", ""}
 
 func checkCookieOrigin(ctx context.Context, e *Env) Outcome {
 	if e.cfg.Cookie == "" {
@@ -38,7 +28,7 @@ func checkCookieOrigin(ctx context.Context, e *Env) Outcome {
 	}
 	port := e.base.Scheme + "://" + e.base.Hostname() + ":1"
 	for _, origin := range []string{"", "null", other, scheme + "://" + e.base.Host, port} {
-		res, err := e.post(ctx, p.url, invalidCall(a.Name), "Cookie", e.cfg.Cookie, "Origin", origin)
+		res, err := e.post(ctx, p.url, invalidCall(a.Name), "Authorization", "", "Cookie", e.cfg.Cookie, "Origin", origin)
 		if err != nil {
 			return fail("%v", err)
 		}

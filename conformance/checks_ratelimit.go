@@ -19,7 +19,7 @@ func checkRetryAfter(ctx context.Context, e *Env) Outcome {
 		return skip("no action with an object input that this checker may call")
 	}
 	for i := 0; i < e.cfg.BurstLimit; i++ {
-		res, err := e.post(ctx, p.url, invalidCall(a.Name), "Authorization", e.bearer())
+		res, err := e.post(ctx, p.url, invalidCall(a.Name))
 		if err != nil {
 			return fail("%v", err)
 		}

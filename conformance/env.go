@@ -117,8 +117,12 @@ func (e *Env) sameSite(u string) bool {
 func (e *Env) origin() string { return e.base.Scheme + "://" + e.base.Host }
 
 // do sends a request. Headers are name, value pairs; an empty value
-// leaves the header out.
+// leaves the header out. The checker's credentials go with every request
+// (a site whose every page needs sign-in shows the checker its pages)
+// unless the pairs name the header themselves: the token, else the
+// cookie, with the site's own Origin on a post, as a browser sends it.
 func (e *Env) do(ctx context.Context, method, target string, body []byte, header ...string) (*response, error) {
+	header = e.withCredentials(method, header)
 	var r io.Reader
 	if body != nil {
 		r = strings.NewReader(string(body))
@@ -145,10 +149,29 @@ func (e *Env) do(ctx context.Context, method, target string, body []byte, header
 	return &response{status: res.StatusCode, header: res.Header, body: b}, nil
 }
 
+// withCredentials adds the checker's credentials to a request's header
+// pairs, where they do not name the header already.
+func (e *Env) withCredentials(method string, header []string) []string {
+	named := map[string]bool{}
+	for i := 0; i+1 < len(header); i += 2 {
+		named[http.CanonicalHeaderKey(header[i])] = true
+	}
+	switch {
+	case e.cfg.Token != "" && !named["Authorization"]:
+		header = append(header, "Authorization", "Bearer "+e.cfg.Token)
+	case e.cfg.Token == "" && e.cfg.Cookie != "" && !named["Cookie"] && !named["Authorization"]:
+		header = append(header, "Cookie", e.cfg.Cookie)
+		if method == http.MethodPost && !named["Origin"] {
+			header = append(header, "Origin", e.origin())
+		}
+	}
+	return header
+}
+
 // getGraph asks for a page's graph with the Accept header and, when the
 // checker has one, the token.
 func (e *Env) getGraph(ctx context.Context, target string) (*response, error) {
-	return e.do(ctx, http.MethodGet, target, nil, "Accept", protocol.MediaType, "Authorization", e.bearer())
+	return e.do(ctx, http.MethodGet, target, nil, "Accept", protocol.MediaType)
 }
 
 func (e *Env) bearer() string {
@@ -165,7 +188,7 @@ func (e *Env) post(ctx context.Context, target string, body string, header ...st
 }
 
 func (e *Env) loadIndex(ctx context.Context) {
-	res, err := e.do(ctx, http.MethodGet, e.abs(protocol.WellKnownPath), nil, "Authorization", e.bearer())
+	res, err := e.do(ctx, http.MethodGet, e.abs(protocol.WellKnownPath), nil)
 	if err != nil {
 		return
 	}
