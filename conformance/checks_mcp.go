@@ -17,7 +17,7 @@ import (
 // checkMCPEndpoint connects to the MCP endpoint of the index (Streamable
 // HTTP), which initializes the session, and lists its tools: there must be
 // one for every action of the index, named after it (the action's name, or
-// it followed by a qualifier such as "_on_cart" when two routes share it).
+// it followed by a qualifier such as "_cart" when two routes share it).
 func checkMCPEndpoint(ctx context.Context, e *Env) Outcome {
 	if e.index == nil {
 		return skip("no site index")

@@ -7,6 +7,7 @@ package mcptools
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -40,11 +41,13 @@ const (
 //
 // Names: a tool is named after its action when no other route has an
 // action of that name (and it is not readPage or siteIndex); otherwise
-// every action of that name is qualified by its route: the action's name,
-// "_on_", and the route's path with "/" as "_" and the brackets of its
-// parameters dropped (addToCart on /products/[slug] is
-// addToCart_on_products_slug; on / it is addToCart_on_home). Names
-// change only when routes or actions do.
+// every action of that name is qualified by its route, as
+// ACTION_WHERE, WHERE being the route in one camel-case word
+// (route.Route.Qualifier): addToCart on /products/[slug] is
+// addToCart_productsBySlug, on /cart addToCart_cart, on / addToCart_home;
+// createDial on /dials/new is createDial_dialsNew. Two routes that would
+// still share a name get _2, _3… in the order of the routes. Names change
+// only when routes or actions do.
 //
 // Arguments: the action's input properties. A route with parameters adds
 // the argument "page", the concrete path to act on (such as
@@ -59,6 +62,7 @@ func Describe(routes []protocol.IndexRoute) []*Tool {
 		}
 	}
 	var out []*Tool
+	taken := map[string]bool{ReadPageName: true, SiteIndexName: true}
 	for _, r := range routes {
 		rt, err := route.Parse(r.Route)
 		if err != nil {
@@ -67,8 +71,12 @@ func Describe(routes []protocol.IndexRoute) []*Tool {
 		for _, a := range r.Actions {
 			name := a.Name
 			if count[a.Name] > 1 {
-				name = a.Name + "_on_" + rt.Words()
+				name = a.Name + "_" + rt.Qualifier()
 			}
+			for n := 2; taken[name]; n++ {
+				name = a.Name + "_" + rt.Qualifier() + "_" + strconv.Itoa(n)
+			}
+			taken[name] = true
 			t := &Tool{Route: r.Route, Action: a, page: rt}
 			if rt.HasParams() {
 				t.PageArg = "page"

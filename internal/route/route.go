@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Route is a parsed route.
@@ -82,14 +84,31 @@ func (r Route) Match(path string) bool { return r.re != nil && r.re.MatchString(
 // "pattern" shares with Go (no look-around, no back-references).
 func (r Route) Pattern() string { return r.re.String() }
 
-// Words writes the route as words joined by underscores, for a name:
-// /products/[slug] is "products_slug", and / is "home".
-func (r Route) Words() string {
-	w := strings.Trim(strings.NewReplacer("[...", "", "[", "", "]", "", "/", "_").Replace(r.text), "_")
-	if w == "" {
+// Qualifier names the route in one lower-camel-case word, for a name
+// that must tell two routes apart, such as an MCP tool's: its segments
+// joined, each segment's words capitalised, a parameter read as "by" and
+// its name ("/products/[slug]" is productsBySlug, "/dials/new" is
+// dialsNew, "/files/[...path]" is filesByPath), and "/" is home.
+func (r Route) Qualifier() string {
+	var b strings.Builder
+	for _, seg := range strings.Split(r.text, "/") {
+		if strings.HasPrefix(seg, "[") {
+			seg = "by " + strings.Trim(seg, "[.]")
+		}
+		for _, w := range strings.FieldsFunc(seg, func(c rune) bool { return !unicode.IsLetter(c) && !unicode.IsDigit(c) }) {
+			first, size := utf8.DecodeRuneInString(w)
+			if b.Len() == 0 {
+				b.WriteRune(unicode.ToLower(first))
+			} else {
+				b.WriteRune(unicode.ToUpper(first))
+			}
+			b.WriteString(w[size:])
+		}
+	}
+	if b.Len() == 0 {
 		return "home"
 	}
-	return w
+	return b.String()
 }
 
 // FromPattern turns a net/http ServeMux pattern into a route: {slug}

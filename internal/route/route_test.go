@@ -35,14 +35,16 @@ func TestParse_Refuses(t *testing.T) {
 	}
 }
 
-func TestWordsAndParams(t *testing.T) {
+func TestQualifierAndParams(t *testing.T) {
 	for _, c := range []struct {
 		route, words string
 		params       bool
-	}{{"/", "home", false}, {"/products/[slug]", "products_slug", true}, {"/docs/[...path]", "docs_path", true}, {"/account/orders", "account_orders", false}} {
+	}{{"/", "home", false}, {"/products/[slug]", "productsBySlug", true}, {"/docs/[...path]", "docsByPath", true},
+		{"/account/orders", "accountOrders", false}, {"/dials", "dials", false}, {"/dials/new", "dialsNew", false},
+		{"/gift-cards/[card_id]/redeem", "giftCardsByCardIdRedeem", true}, {"/Éte/été", "éteÉté", false}} {
 		r := MustParse(c.route)
-		if r.Words() != c.words || r.HasParams() != c.params || r.String() != c.route {
-			t.Errorf("%s: words %q params %v", c.route, r.Words(), r.HasParams())
+		if r.Qualifier() != c.words || r.HasParams() != c.params || r.String() != c.route {
+			t.Errorf("%s: qualifier %q params %v", c.route, r.Qualifier(), r.HasParams())
 		}
 	}
 }

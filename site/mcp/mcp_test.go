@@ -206,7 +206,7 @@ func TestTools_NamesArgumentsAndVisibility(t *testing.T) {
 		return m
 	}
 	tools := list(connect(t, ts, nil))
-	for _, want := range []string{"readPage", "siteIndex", "ping", "addToCart_on_products_slug", "addToCart_on_cart", "placeOrder", "review", "fail"} {
+	for _, want := range []string{"readPage", "siteIndex", "ping", "addToCart_productsBySlug", "addToCart_cart", "placeOrder", "review", "fail"} {
 		if tools[want] == nil {
 			t.Errorf("no tool %s among %v", want, keys(tools))
 		}
@@ -217,7 +217,7 @@ func TestTools_NamesArgumentsAndVisibility(t *testing.T) {
 	if !tools["ping"].Annotations.ReadOnlyHint || tools["placeOrder"].Annotations.DestructiveHint == nil || !*tools["placeOrder"].Annotations.DestructiveHint {
 		t.Errorf("annotations: %+v %+v", tools["ping"].Annotations, tools["placeOrder"].Annotations)
 	}
-	schema, _ := json.Marshal(tools["addToCart_on_products_slug"].InputSchema)
+	schema, _ := json.Marshal(tools["addToCart_productsBySlug"].InputSchema)
 	if !strings.Contains(string(schema), `"page"`) || !strings.Contains(string(schema), `"required":["page","sku"]`) {
 		t.Errorf("input schema of a route with parameters: %s", schema)
 	}
@@ -237,7 +237,7 @@ func keys[V any](m map[string]V) []string {
 func TestCall_SuccessAndEveryErrorAsAnErrorResult(t *testing.T) {
 	ts := newTestShop(t)
 	cs := connect(t, ts, nil)
-	res := call(t, cs, "addToCart_on_products_slug", map[string]any{"page": "/products/tee", "sku": "TEE", "qty": 2})
+	res := call(t, cs, "addToCart_productsBySlug", map[string]any{"page": "/products/tee", "sku": "TEE", "qty": 2})
 	if res.IsError || res.Content[0].(*sdk.TextContent).Text != "Added." {
 		t.Fatalf("addToCart: %+v", res)
 	}
@@ -251,13 +251,13 @@ func TestCall_SuccessAndEveryErrorAsAnErrorResult(t *testing.T) {
 		args map[string]any
 		code protocol.ErrorCode
 	}{
-		{cs, "addToCart_on_products_slug", map[string]any{"page": "/products/nope", "sku": "TEE"}, protocol.CodeNotFound},
-		{cs, "addToCart_on_products_slug", map[string]any{"page": "/cart", "sku": "TEE"}, protocol.CodeInvalidInput},
-		{cs, "addToCart_on_products_slug", map[string]any{"sku": "TEE"}, protocol.CodeInvalidInput},
-		{cs, "addToCart_on_products_slug", map[string]any{"page": "/products/tee", "sku": "tee", "colour": "red"}, protocol.CodeInvalidInput},
-		{cs, "addToCart_on_cart", map[string]any{"sku": "TEE", "qty": 4}, protocol.CodeInvalidInput},
+		{cs, "addToCart_productsBySlug", map[string]any{"page": "/products/nope", "sku": "TEE"}, protocol.CodeNotFound},
+		{cs, "addToCart_productsBySlug", map[string]any{"page": "/cart", "sku": "TEE"}, protocol.CodeInvalidInput},
+		{cs, "addToCart_productsBySlug", map[string]any{"sku": "TEE"}, protocol.CodeInvalidInput},
+		{cs, "addToCart_productsBySlug", map[string]any{"page": "/products/tee", "sku": "tee", "colour": "red"}, protocol.CodeInvalidInput},
+		{cs, "addToCart_cart", map[string]any{"sku": "TEE", "qty": 4}, protocol.CodeInvalidInput},
 		{cs, "review", map[string]any{}, protocol.CodeUnauthorized},
-		{bad, "addToCart_on_cart", map[string]any{"sku": "TEE"}, protocol.CodeUnauthorized},
+		{bad, "addToCart_cart", map[string]any{"sku": "TEE"}, protocol.CodeUnauthorized},
 		{cs, "secret", map[string]any{}, protocol.CodeNotFound},
 		{cs, "fail", map[string]any{}, protocol.CodeInternal},
 	} {
@@ -267,7 +267,7 @@ func TestCall_SuccessAndEveryErrorAsAnErrorResult(t *testing.T) {
 		}
 	}
 	// Every issue is there, with its path, for a model to correct itself.
-	res = call(t, cs, "addToCart_on_products_slug", map[string]any{"page": "/products/tee", "sku": "tee", "colour": "red"})
+	res = call(t, cs, "addToCart_productsBySlug", map[string]any{"page": "/products/tee", "sku": "tee", "colour": "red"})
 	if pe := structured[protocol.Delta](t, res).Error; len(pe.Issues) != 2 {
 		t.Errorf("issues %+v", pe.Issues)
 	}
@@ -275,7 +275,7 @@ func TestCall_SuccessAndEveryErrorAsAnErrorResult(t *testing.T) {
 	ts.mu.Lock()
 	ts.stock = 0
 	ts.mu.Unlock()
-	if got := errorCode(t, call(t, cs, "addToCart_on_products_slug", map[string]any{"page": "/products/tee", "sku": "TEE"})); got != "unavailable" {
+	if got := errorCode(t, call(t, cs, "addToCart_productsBySlug", map[string]any{"page": "/products/tee", "sku": "TEE"})); got != "unavailable" {
 		t.Errorf("sold out: %s", got)
 	}
 	if strings.Contains(ts.audit.String(), "disk on fire") || !strings.Contains(ts.audit.String(), `"transport":"mcp"`) {
@@ -434,7 +434,7 @@ func TestStateless_CallsAndConfirmation(t *testing.T) {
 		asked++
 		return &sdk.ElicitResult{Action: "accept"}, nil
 	}}, "Authorization", "Bearer good")
-	if got := errorCode(t, call(t, cs, "addToCart_on_cart", map[string]any{"sku": "TEE"})); got != "ok" {
+	if got := errorCode(t, call(t, cs, "addToCart_cart", map[string]any{"sku": "TEE"})); got != "ok" {
 		t.Fatalf("addToCart: %s", got)
 	}
 	if got := errorCode(t, call(t, cs, "placeOrder", map[string]any{})); got != "ok" || ts.orders != 1 || asked != 1 {
