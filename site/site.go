@@ -108,10 +108,12 @@ func (s *Site) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.own.ServeHT
 // serves only what is its own: an agent's GET of a registered page (the
 // graph), an Affordances call (a POST with the media type), a form of the
 // library (a POST whose FormActionField names an action of the page), the
-// site index, its approval pages and its mounts, and the HTML of pages
-// that have their own View. Everything else reaches next unchanged: other
-// methods (DELETE, PUT, PATCH, OPTIONS…), the application's own forms and
-// method overrides, its REST API on the same URLs, with the body intact.
+// site index, its approval pages and its mounts, the HTML of pages that
+// have their own View, and a request of another method that asks for an
+// Affordances document (405 with Allow, as on any page). Everything else
+// reaches next unchanged: other methods (DELETE, PUT, PATCH, OPTIONS…),
+// the application's own forms and method overrides, its REST API on the
+// same URLs, with the body intact.
 //
 // A browser's GET of a registered page without a View is served by next,
 // with Vary: Accept; the Link header that announces the graph is added
@@ -219,7 +221,7 @@ func (ph *pageHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, "unsupported Content-Type: post an HTML form or an Affordances call", http.StatusUnsupportedMediaType)
 		}
 	default:
-		if ph.next != nil {
+		if ph.next != nil && !wantsGraph(r) {
 			ph.next.ServeHTTP(w, r) // DELETE, PUT, PATCH…: the application's
 			return
 		}

@@ -62,6 +62,10 @@ func TestWrap_TheApplicationKeepsItsOwnMethodsAndForms(t *testing.T) {
 			}
 		}
 	}
+	// An agent's request of another method is the protocol's 405.
+	if w := c.Do("PUT", "/dials/1", nil, sitetest.Header("Accept", agent)); w.Code != 405 || w.Header().Get("Allow") != "GET, HEAD, POST" {
+		t.Errorf("an agent's PUT: %d %v", w.Code, w.Header())
+	}
 	// The application's own forms, with or without a method override,
 	// reach it with their body intact, on a page the site renders too.
 	for _, path := range []string{"/dials/1", "/own"} {
