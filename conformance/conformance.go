@@ -88,7 +88,8 @@ type Config struct {
 	// Token is a bearer token the site accepts, for the checks that need
 	// a signed-in caller or a bearer call.
 	Token string
-	// Cookie is a Cookie header value of a session, for the Origin checks.
+	// Cookie is a Cookie header value of a session, sent with every request
+	// when there is no Token, and used by the Origin checks.
 	Cookie string
 	// Safe names an action that may run, for the checks that need a
 	// successful call. It changes state on the server.

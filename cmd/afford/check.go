@@ -30,12 +30,13 @@ one PUT to a page (to check 405), and calls that a server refuses before
 running anything even when it is broken: a call to an action that does not
 exist, a body that is not JSON, and calls whose input is an array (never an
 object an action takes) to actions chosen so that nothing is likely to run,
-never a confirm action, read-only ones first. It sends no cookie. The flags
+never a confirm action, read-only ones first. The token or the cookie
+given goes with every request but those of the anonymous checks. The flags
 below allow more.
 
   --page PATH              also check this page (repeatable)
   --token TOKEN            a bearer token ($AFFORD_TOKEN), for bearer and signed-in checks
-  --cookie 'NAME=VALUE'    a session cookie, for the Origin checks
+  --cookie 'NAME=VALUE'    a session cookie, sent with every request (without --token)
   --cookie-jar FILE        take the cookie from afford's jar file (after afford call … signIn)
   --safe-action PATH#NAME  an action that may run, for the checks that need a success
   --safe-input JSON        its input

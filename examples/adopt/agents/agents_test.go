@@ -2,7 +2,6 @@ package agents_test
 
 import (
 	"context"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -14,7 +13,6 @@ import (
 	"github.com/affordances-go/affordances/conformance"
 	"github.com/affordances-go/affordances/examples/adopt/agents"
 	"github.com/affordances-go/affordances/examples/adopt/dials"
-	"github.com/affordances-go/affordances/protocol"
 	"github.com/affordances-go/affordances/site"
 	"github.com/affordances-go/affordances/site/sitetest"
 )
@@ -207,8 +205,3 @@ func TestAdopt_AffordCheckStrictPasses(t *testing.T) {
 	}
 	t.Logf("afford check: %d passed, %d failed, %d warnings, %d skipped", rep.Passed, rep.Failed, rep.Warnings, rep.Skipped)
 }
-
-var (
-	_ = io.EOF
-	_ = protocol.MediaType
-)

@@ -1,0 +1,149 @@
+package main
+
+import (
+	"net/http"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/gorilla/mux"
+
+	"github.com/affordances-go/affordances/examples/adopt/dials"
+	"github.com/affordances-go/affordances/protocol"
+	"github.com/affordances-go/affordances/site"
+	"github.com/affordances-go/affordances/site/sitetest"
+)
+
+// The fragments of docs/adopt.md that are not in package agents, compiled
+// and run here.
+
+func about(w http.ResponseWriter, r *http.Request) { w.Write([]byte("about")) }
+
+func listDials(w http.ResponseWriter, r *http.Request) { w.Write([]byte("dials")) }
+
+// wrapServeMux puts a site in front of net/http's ServeMux.
+func wrapServeMux(s *site.Site) http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /about", about)
+	handler := s.Wrap(mux)
+	return handler
+}
+
+// wrapGorilla puts a site in front of a gorilla/mux router.
+func wrapGorilla(s *site.Site) http.Handler {
+	r := mux.NewRouter()
+	r.HandleFunc("/dials", listDials).Methods("GET")
+	handler := s.Wrap(r)
+	return handler
+}
+
+// appAuth is an application's middleware that puts its user in the
+// context and lets a bad key through without one.
+func appAuth(app *dials.App) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if u, _, _ := app.Authenticate(r); u.ID != 0 {
+				r = r.WithContext(dials.WithUser(r.Context(), u))
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+}
+
+// middlewareInFront is the other way to give the application's code its
+// user: its own middleware in front of the site, and Auth reading the
+// context. It serves pages, calls and forms; MCP tool calls do not carry
+// the HTTP request's context, so a site with MCP uses CallerContext.
+func middlewareInFront(app *dials.App, router http.Handler) http.Handler {
+	s := site.New(site.Options{
+		Auth: site.AuthFunc(func(r *http.Request) (site.Caller, error) {
+			_, bearer := site.BearerToken(r)
+			u, ok := dials.UserFrom(r.Context())
+			switch {
+			case !ok && bearer:
+				return site.Caller{}, site.ErrBadToken // the middleware found no user for the key
+			case !ok:
+				return site.Caller{}, nil
+			case bearer:
+				return site.Caller{Mode: protocol.AuthBearer, SignedIn: true, ID: "key:" + u.Name, Account: u.Name}, nil
+			}
+			return site.Caller{Mode: protocol.AuthCookie, SignedIn: true, ID: "session:" + u.Name, Account: u.Name}, nil
+		}),
+	})
+	s.Page("/dials", site.PageOptions{Description: "your dials", Load: func(r *site.Request) (*site.State, error) {
+		ds, err := app.Store.Dials(r.Context())
+		return &site.State{Entities: map[string]any{"dials": ds}}, err
+	}})
+	handler := appAuth(app)(s.Wrap(router))
+	return handler
+}
+
+func TestSnippets_Routers(t *testing.T) {
+	s := site.New(site.Options{})
+	s.Page("/about", site.PageOptions{Description: "about us"})
+	c := sitetest.New(t, wrapServeMux(s))
+	if w := c.Get("/about"); w.Body.String() != "about" || w.Header().Get("Link") != "" {
+		t.Errorf("net/http: %q %v", w.Body, w.Header())
+	}
+	if g := c.Graph("/about"); g.Route != "/about" {
+		t.Errorf("graph: %+v", g)
+	}
+	s2 := site.New(site.Options{})
+	s2.Page("/dials", site.PageOptions{Description: "dials"})
+	c = sitetest.New(t, wrapGorilla(s2))
+	if w := c.Get("/dials"); w.Body.String() != "dials" {
+		t.Errorf("gorilla: %q", w.Body)
+	}
+}
+
+func TestSnippets_MiddlewareInFront(t *testing.T) {
+	app := dials.New(dials.NewStore(), []byte("k"))
+	c := sitetest.New(t, middlewareInFront(app, app.Handler()))
+	c.Bearer = "ann-key"
+	if ds := sitetest.Entity[[]dials.Dial](t, c.Graph("/dials"), "dials"); len(ds) != 1 {
+		t.Errorf("dials: %+v", ds)
+	}
+	c.Bearer = "nobody"
+	if w := c.Get("/dials", sitetest.Header("Accept", protocol.MediaType)); w.Code != 401 {
+		t.Errorf("bad key: %d", w.Code)
+	}
+}
+
+// TestGuide_GoBlocksAreCompiledCode fails when a Go block of
+// docs/adopt.md is not, line for line, in the example's code.
+func TestGuide_GoBlocksAreCompiledCode(t *testing.T) {
+	guide := read(t, "../../docs/adopt.md")
+	var code strings.Builder
+	for _, f := range []string{"adopt_test.go", "main.go", "agents/agents.go", "agents/agents_test.go", "dials/app.go", "dials/session.go", "dials/store.go"} {
+		code.WriteString(normalize(read(t, f)))
+	}
+	blocks := regexp.MustCompile("(?s)```go\n(.*?)```").FindAllStringSubmatch(guide, -1)
+	if len(blocks) < 6 {
+		t.Fatalf("found %d Go blocks in adopt.md", len(blocks))
+	}
+	for _, b := range blocks {
+		if !strings.Contains(code.String(), normalize(b[1])) {
+			t.Errorf("this block of adopt.md is not in the compiled code:\n%s", b[1])
+		}
+	}
+}
+
+func read(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// normalize drops indentation, so that a fragment shown at the top level
+// matches the same lines inside a function.
+func normalize(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimSpace(l)
+	}
+	return strings.Join(lines, "\n")
+}
