@@ -8,7 +8,10 @@
 //
 // A site can stand alone (it is an http.Handler) or be put in front of an
 // existing application with [Site.Wrap], which sends everything that is not
-// an Affordances request for a registered page on to the application.
+// the site's own (an Affordances request, a form of the library, the
+// index) on to the application, unchanged. [Options.CallerContext] gives
+// the application's code its own user; [Site.View] and [ActionForm] give
+// pages it renders itself the library's forms. docs/adopt.md is the guide.
 //
 // # Pages and state
 //
@@ -114,6 +117,7 @@
 // # The map of the package
 //
 //	site.go, options.go    the Site, its Options and defaults, Mount and Wrap
+//	wrap.go, render.go     what a wrapped application keeps; forms as functions
 //	page.go, state.go      pages, their loaders, the State of one request
 //	entities.go            typed entities (Key) and per-entity loaders
 //	action.go, input.go    actions, typed handlers, input schemas
