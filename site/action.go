@@ -11,6 +11,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/affordances-go/affordances/internal/schema"
+	"github.com/affordances-go/affordances/internal/validate"
 	"github.com/affordances-go/affordances/protocol"
 	"github.com/affordances-go/affordances/site/ratelimit"
 )
@@ -144,8 +145,8 @@ type action struct {
 	input     *schema.Schema         // the input schema, for converting form values
 	validator *jsonschema.Schema     // compiled input schema
 	hasOutput bool
-	effects   []string  // the names of Effects
-	cases     *caseTree // Go field names of the input, for case-sensitive decoding
+	effects   []string           // the names of Effects
+	cases     *validate.CaseTree // Go field names of the input, for case-sensitive decoding
 	decode    func(raw []byte) (any, error)
 	run       func(r *Request, in any) (out any, msg, redirect string, err error)
 }
@@ -216,7 +217,7 @@ func newAction(p *Page, a Action, in, out reflect.Type) (*action, error) {
 	if err != nil {
 		return nil, err
 	}
-	act := &action{meta: a, page: p, cases: newCaseTree(in), effects: effects}
+	act := &action{meta: a, page: p, cases: validate.NewCaseTree(in), effects: effects}
 	act.summary = protocol.ActionSummary{
 		Name: a.Name, Description: a.Description, Expose: a.Expose,
 		Guard: a.Guard.Text, Effects: effects, ReadOnly: a.ReadOnly,

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/affordances-go/affordances/internal/schema"
+	"github.com/affordances-go/affordances/internal/validate"
 	"github.com/affordances-go/affordances/protocol"
 )
 
@@ -167,7 +168,7 @@ func formInput(s *schema.Schema, form map[string][]string) (any, []protocol.Issu
 // the form fields that start with prefix; at is their JSON Pointer.
 func formObject(s *schema.Schema, form map[string][]string, prefix, at string, out map[string]any, issues *[]protocol.Issue) {
 	for _, p := range s.Properties {
-		field, path := prefix+p.Name, at+"/"+escapePointer(p.Name)
+		field, path := prefix+p.Name, at+"/"+validate.EscapePointer(p.Name)
 		vals := nonEmpty(form[field], p.Schema.TypeName() == "array")
 		typ := p.Schema.TypeName()
 		switch {

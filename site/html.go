@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/affordances-go/affordances/internal/validate"
 	"github.com/affordances-go/affordances/protocol"
 )
 
@@ -67,7 +68,7 @@ func (v *View) FieldError(field string) string {
 	}
 	var want string
 	for _, part := range strings.Split(field, ".") {
-		want += "/" + escapePointer(part)
+		want += "/" + validate.EscapePointer(part)
 	}
 	for _, is := range v.Error.Issues {
 		if is.Path == want || strings.HasPrefix(is.Path, want+"/") {

@@ -6,6 +6,7 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/affordances-go/affordances/internal/validate"
 	"github.com/affordances-go/affordances/protocol"
 	"github.com/affordances-go/affordances/site/ratelimit"
 )
@@ -118,7 +119,7 @@ func (c *call) validate() *Error {
 	}
 	in, err := c.act.decodeInput(raw, v)
 	if err != nil {
-		return newError(protocol.CodeInvalidInput, "the input does not match the action's types", decodeIssues(err)...)
+		return newError(protocol.CodeInvalidInput, "the input does not match the action's types", validate.DecodeIssues(err)...)
 	}
 	c.in = in
 	return c.validateInput()
