@@ -5,34 +5,45 @@ import (
 	"crypto/tls"
 	"net/http"
 	"net/url"
-	"strings"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/affordances-go/affordances/site"
 )
 
-// The SDK gives a tool handler the headers of the HTTP request, not its
-// address, host or TLS state, which the site needs (the rate limit of an
-// anonymous caller, the Origin rule). withCaller carries them in headers
-// of its own, after removing any of the same names a client sent.
-const (
-	headerAddr = "X-Affordances-Mcp-Remote-Addr"
-	headerHost = "X-Affordances-Mcp-Host"
-	headerTLS  = "X-Affordances-Mcp-Tls"
-)
+// peer is what the site needs of an MCP request beside its headers, and
+// what the SDK does not hand a tool: the client's address (the rate limit
+// of an anonymous caller), the host and the TLS state (the Origin rule).
+type peer struct {
+	addr, host string
+	tls        bool
+}
 
+// peerKey names the peer in the request's token information.
+const peerKey = "affordances.peer"
+
+// withCaller carries each request's peer to its tool calls as a value,
+// in the one place the SDK hands on from an HTTP request to a tool
+// handler: the token information of the request's context
+// (sdk.RequestExtra.TokenInfo). The SDK sets that from its bearer-token
+// middleware only, so the middleware is run with a verifier that returns
+// the peer, on a copy of the request that has a placeholder token when
+// the request has none; the request served is the original one, with that
+// context. The caller's real credentials are read by the site's
+// authenticator, as for every door.
 func withCaller(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		r.Header.Del(headerAddr)
-		r.Header.Del(headerHost)
-		r.Header.Del(headerTLS)
-		r.Header.Set(headerAddr, r.RemoteAddr)
-		r.Header.Set(headerHost, r.Host)
-		if r.TLS != nil {
-			r.Header.Set(headerTLS, "1")
+		p := peer{addr: r.RemoteAddr, host: r.Host, tls: r.TLS != nil}
+		verify := func(context.Context, string, *http.Request) (*auth.TokenInfo, error) {
+			return &auth.TokenInfo{Extra: map[string]any{peerKey: p}}, nil
 		}
-		next.ServeHTTP(w, r)
+		carry := auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})
+		probe := r.Clone(r.Context())
+		probe.Header.Set("Authorization", "Bearer peer")
+		carry(http.HandlerFunc(func(_ http.ResponseWriter, withInfo *http.Request) {
+			next.ServeHTTP(w, r.WithContext(withInfo.Context()))
+		})).ServeHTTP(w, probe)
 	})
 }
 
@@ -44,21 +55,23 @@ func caller(ctx context.Context, req sdk.Request) *http.Request {
 }
 
 // callerRequest rebuilds, from an MCP request, the HTTP request the site
-// authenticates: its credentials, Origin, address, host and TLS state.
+// authenticates: its credentials and Origin (its headers), its address,
+// host and TLS state (its peer).
 func callerRequest(req sdk.Request) *http.Request {
 	h := http.Header{}
-	if ex := req.GetExtra(); ex != nil && ex.Header != nil {
-		h = ex.Header.Clone()
+	var p peer
+	if ex := req.GetExtra(); ex != nil {
+		if ex.Header != nil {
+			h = ex.Header.Clone()
+		}
+		if ex.TokenInfo != nil {
+			p, _ = ex.TokenInfo.Extra[peerKey].(peer)
+		}
 	}
 	hr := &http.Request{Method: http.MethodPost, URL: &url.URL{Path: "/"}, Header: h,
-		RemoteAddr: h.Get(headerAddr), Host: h.Get(headerHost), Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1}
-	if h.Get(headerTLS) == "1" {
+		RemoteAddr: p.addr, Host: p.host, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1}
+	if p.tls {
 		hr.TLS = &tls.ConnectionState{}
-	}
-	for k := range h {
-		if strings.HasPrefix(k, "X-Affordances-Mcp-") {
-			h.Del(k)
-		}
 	}
 	// The SDK's own headers are not the caller's.
 	h.Del("Content-Type")
