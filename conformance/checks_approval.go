@@ -110,7 +110,7 @@ func checkApprovalPage(ctx context.Context, e *Env) Outcome {
 	if err != nil || d.ApprovalURL == "" {
 		return fail("no approval page to open")
 	}
-	page, err := e.do(ctx, http.MethodGet, e.abs(d.ApprovalURL), nil, "Accept", "text/html")
+	page, err := e.do(ctx, http.MethodGet, e.abs(d.ApprovalURL), nil, append([]string{"Accept", "text/html"}, anonymous...)...)
 	if err != nil {
 		return fail("%v", err)
 	}

@@ -108,12 +108,13 @@ func (s *Site) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.own.ServeHT
 // serves only what is its own: an agent's GET of a registered page (the
 // graph), an Affordances call (a POST with the media type), a form of the
 // library (a POST whose FormActionField names an action of the page), the
-// site index, its approval pages and its mounts, the HTML of pages that
-// have their own View, and a request of another method that asks for an
-// Affordances document (405 with Allow, as on any page). Everything else
-// reaches next unchanged: other methods (DELETE, PUT, PATCH, OPTIONS…),
-// the application's own forms and method overrides, its REST API on the
-// same URLs, with the body intact.
+// site index, its approval pages and its mounts, a request of another
+// method that asks for an Affordances document (405 with Allow, as on any
+// page), and pages that have their own View, whole. On the other pages,
+// which the application renders, everything else reaches next unchanged:
+// other methods (DELETE, PUT, PATCH, OPTIONS…), the application's own
+// forms and method overrides, its REST API on the same URLs, with the body
+// intact.
 //
 // A browser's GET of a registered page without a View is served by next,
 // with Vary: Accept; the Link header that announces the graph is added
@@ -187,6 +188,12 @@ type pageHandler struct {
 	next http.Handler
 }
 
+// app reports whether the page is the wrapped application's: it has a
+// graph, but the application renders it (no View). Such a page's URL is
+// the application's for everything that is not the site's own; a page
+// with its own View is the site's alone.
+func (ph *pageHandler) app() bool { return ph.next != nil && ph.page.opts.View == nil }
+
 func (ph *pageHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p := ph.page
 	switch r.Method {
@@ -210,7 +217,7 @@ func (ph *pageHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case postIsCall(r):
 			p.site.serveAgentCall(w, r, p)
-		case ph.next != nil && !p.postsLibraryForm(r) && !wantsGraph(r):
+		case ph.app() && !p.postsLibraryForm(r) && !wantsGraph(r):
 			ph.next.ServeHTTP(w, r) // the application's own form, or its API
 		case isForm(r):
 			p.site.serveFormCall(w, r, p)
@@ -221,7 +228,7 @@ func (ph *pageHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, "unsupported Content-Type: post an HTML form or an Affordances call", http.StatusUnsupportedMediaType)
 		}
 	default:
-		if ph.next != nil && !wantsGraph(r) {
+		if ph.app() && !wantsGraph(r) {
 			ph.next.ServeHTTP(w, r) // DELETE, PUT, PATCH…: the application's
 			return
 		}
