@@ -128,7 +128,8 @@
 //	index.go               /.well-known/affordances.json
 //	origin.go, request.go  the Origin rule, the Caller and Request
 //	errors.go, messages.go the protocol's errors, input messages in words
-//	approval*.go           approvals on the site (an extension)
+//	approval*.go           approvals: the check in the pipeline (their data,
+//	                       store and pages are package site/approval)
 //	idempotency.go         Idempotency-Keys (an extension)
 //	observe.go, audit.go   the Observer hook and the audit record
 //	negotiate.go, html.go  HTML or graph by Accept; views, flash, markdown

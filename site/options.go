@@ -173,7 +173,7 @@ func withDefaults(o Options) Options {
 		o.ApprovalPath += "/"
 	}
 	if o.ApprovalView == nil {
-		o.ApprovalView = defaultApprovalView
+		o.ApprovalView = approval.DefaultView
 	}
 	return o
 }

@@ -155,7 +155,7 @@ func (h *handler) build() {
 	}
 	mux.HandleFunc(protocol.WellKnownPath, s.serveIndex)
 	if s.needsApprovals() {
-		mux.HandleFunc(s.opts.ApprovalPath+"{id}", s.serveApproval)
+		mux.Handle(s.opts.ApprovalPath+"{id}", s.approvalPage())
 	}
 	for _, m := range s.mounts {
 		mux.Handle(m.pattern, m.h)

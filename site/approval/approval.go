@@ -7,10 +7,12 @@
 // bound to the credential that asked (a token or a session), and the
 // person can withdraw it until it is used.
 //
-// The site asks for approvals, serves their pages and checks them in its
-// pipeline (package site: Options.Approvals, Action.RequireApproval); this
-// package is what a store of approvals implements: [Store], with
-// [Memory] for one instance and tests.
+// The site asks for approvals and checks them in its pipeline (package
+// site: Options.Approvals, Action.RequireApproval). This package holds the
+// rest: the data and what a store of approvals implements ([Store], with
+// [Memory] for one instance and tests), and the approval pages where the
+// person decides ([Page], with [DefaultView]), which the site mounts fed
+// with its authenticator, its Origin rule and its pages' states.
 package approval
 
 import (

@@ -1,0 +1,233 @@
+package approval
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html/template"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/affordances-go/affordances/internal/words"
+)
+
+// Page serves the approval pages at a path ending in {id}: GET shows the
+// approval to the person it was asked of (its state as JSON to a client
+// that asks for application/json), POST records their decision. Only the
+// person decides: signed in, in a cookie session, with the site's
+// Origin; a bearer token (an agent) never can. Another person's
+// approval, or none, is the same 404.
+//
+// Package site mounts one for a site that has actions with approval, from
+// its Options (Approvals, ApprovalView, SignInURL) and its authenticator;
+// the fields say what the page needs of a site.
+type Page struct {
+	// Store holds the approvals.
+	Store Store
+	// View renders the page from a [PageData].
+	View *template.Template
+	// Visitor finds who opened the page. An error with the methods
+	// Status() int and Message() string (such as a *site.Error) is
+	// answered with them; any other is internal.
+	Visitor func(r *http.Request) (Visitor, error)
+	// SignIn returns where a visitor who is not signed in signs in and
+	// comes back to the page at back.
+	SignIn func(back string) string
+	// SameOrigin reports whether a decision was posted from the site's
+	// own pages.
+	SameOrigin func(r *http.Request) bool
+	// PageState returns the state of the page an approval is for, as the
+	// visitor would see it, and its entities (for a layout that shows its
+	// header from them); nil when it cannot be loaded.
+	PageState func(r *http.Request, path string) (state any, entities map[string]any)
+	// Logger receives the store's failures.
+	Logger *slog.Logger
+}
+
+// Visitor is who opened an approval page.
+type Visitor struct {
+	// SignedIn reports a signed-in person; Session that they came with
+	// the site's cookie session (the only way to decide).
+	SignedIn, Session bool
+	// Account is the person's account, which approvals are bound to.
+	Account string
+	// Request is the request as the site's pages see it.
+	Request *http.Request
+}
+
+// PageData is what an approval page is rendered from.
+type PageData struct {
+	Approval Approval
+	// Title says in words what is asked, such as "Place order"; Agent
+	// names who asks ("an agent" when the credential has no label).
+	Title, Agent string
+	// ExpiresIn is how long the person has, in words ("in 9 minutes").
+	ExpiresIn string
+	// State is the state of the page the approval is for, as the person
+	// would see it (nil when it could not be loaded): for a site's layout
+	// to show its header, and for a view that lays out what is asked.
+	State any
+	// SignedIn is false when the person must sign in first; SignInURL is
+	// where.
+	SignedIn  bool
+	SignInURL string
+	// Expired reports whether the approval can no longer be given.
+	Expired bool
+	// Done is set after the person decided, to thank them.
+	Done bool
+	// Request is the request being answered.
+	Request *http.Request
+
+	entities map[string]any
+}
+
+// Entities are the entities of State (nil without one), for a layout that
+// shows a page's header from them, as it does for every page.
+func (d PageData) Entities() map[string]any { return d.entities }
+
+// ServeHTTP implements http.Handler.
+func (p *Page) ServeHTTP(w http.ResponseWriter, hr *http.Request) {
+	w.Header().Set("Cache-Control", "private, no-store")
+	w.Header().Add("Vary", "Accept")
+	v, err := p.Visitor(hr)
+	if err != nil {
+		var st interface {
+			Status() int
+			Message() string
+		}
+		if errors.As(err, &st) {
+			http.Error(w, st.Message(), st.Status())
+			return
+		}
+		http.Error(w, "Internal Server Error", http.StatusInternalServerError)
+		return
+	}
+	if v.Request == nil {
+		v.Request = hr
+	}
+	id := hr.PathValue("id")
+	a, err := p.Store.Get(hr.Context(), id)
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		p.Logger.ErrorContext(hr.Context(), "affordances: reading an approval", "approval", shortID(id), "err", err)
+		http.Error(w, "Internal Server Error", http.StatusInternalServerError)
+		return
+	}
+	wantsJSON := strings.Contains(hr.Header.Get("Accept"), "application/json")
+	if !v.SignedIn {
+		if wantsJSON {
+			http.Error(w, `{"error":"sign in first"}`, http.StatusUnauthorized)
+			return
+		}
+		p.render(w, v, PageData{SignInURL: p.SignIn(hr.URL.Path)}, http.StatusUnauthorized)
+		return
+	}
+	if err != nil || a.Account != v.Account {
+		http.NotFound(w, hr)
+		return
+	}
+	expired := time.Now().After(a.Expires)
+	switch hr.Method {
+	case http.MethodGet, http.MethodHead:
+		if wantsJSON {
+			state := a.State
+			if expired && state != Used {
+				state = "expired"
+			}
+			b, _ := json.Marshal(map[string]any{"id": a.ID, "state": state, "expires": a.Expires.UTC().Format(time.RFC3339)})
+			w.Header().Set("Content-Type", "application/json")
+			w.Write(b)
+			return
+		}
+		p.render(w, v, PageData{Approval: a, SignedIn: true, Expired: expired}, http.StatusOK)
+	case http.MethodPost:
+		p.decide(w, hr, v, a, expired)
+	default:
+		w.Header().Set("Allow", "GET, HEAD, POST")
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+	}
+}
+
+// decide records the person's decision.
+func (p *Page) decide(w http.ResponseWriter, hr *http.Request, v Visitor, a Approval, expired bool) {
+	if !v.Session || !p.SameOrigin(hr) {
+		http.Error(w, "an approval is given by the person, in a browser signed in on this site", http.StatusForbidden)
+		return
+	}
+	if expired {
+		p.render(w, v, PageData{Approval: a, SignedIn: true, Expired: true}, http.StatusGone)
+		return
+	}
+	hr.Body = http.MaxBytesReader(w, hr.Body, 4096)
+	decision := hr.PostFormValue("_decision")
+	if decision != "approve" && decision != "decline" {
+		http.Error(w, "the form names no decision", http.StatusBadRequest)
+		return
+	}
+	if err := p.Store.Decide(hr.Context(), a.ID, decision == "approve"); err != nil && !errors.Is(err, ErrDecided) {
+		p.Logger.ErrorContext(hr.Context(), "affordances: recording a decision", "approval", shortID(a.ID), "err", err)
+		http.Error(w, "Internal Server Error", http.StatusInternalServerError)
+		return
+	}
+	a, _ = p.Store.Get(hr.Context(), a.ID)
+	p.render(w, v, PageData{Approval: a, SignedIn: true, Done: true}, http.StatusOK)
+}
+
+func (p *Page) render(w http.ResponseWriter, v Visitor, d PageData, status int) {
+	d.Request = v.Request
+	if d.Approval.ID != "" {
+		d.Title = words.FromIdentifier(d.Approval.Action)
+		d.Agent = d.Approval.Agent
+		if d.Agent == "" {
+			d.Agent = "an agent"
+		}
+		d.ExpiresIn = InWords(time.Until(d.Approval.Expires))
+		d.State, d.entities = p.PageState(v.Request, d.Approval.Page)
+	}
+	view := p.View
+	if view == nil {
+		view = DefaultView
+	}
+	var buf bytes.Buffer
+	if err := view.Execute(&buf, d); err != nil {
+		p.Logger.ErrorContext(v.Request.Context(), "affordances: rendering an approval page", "err", err)
+		http.Error(w, "Internal Server Error", http.StatusInternalServerError)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("Content-Length", strconv.Itoa(buf.Len()))
+	w.WriteHeader(status)
+	if v.Request.Method != http.MethodHead {
+		w.Write(buf.Bytes())
+	}
+}
+
+// shortID is an approval id as logs may show it.
+func shortID(id string) string {
+	if len(id) > 6 {
+		return id[:6] + "…"
+	}
+	return id
+}
+
+// InWords writes a duration to come as a person says it: "in 9 minutes",
+// "in less than a minute", "in 2 hours"; a past one is "now".
+func InWords(d time.Duration) string {
+	switch {
+	case d <= 0:
+		return "now"
+	case d < time.Minute:
+		return "in less than a minute"
+	case d < 90*time.Second:
+		return "in 1 minute"
+	case d < time.Hour:
+		return fmt.Sprintf("in %d minutes", int((d+30*time.Second)/time.Minute)) // to the nearest
+	case d < 2*time.Hour:
+		return "in 1 hour"
+	}
+	return fmt.Sprintf("in %d hours", int(d.Hours()))
+}
