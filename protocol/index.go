@@ -47,6 +47,10 @@ const (
 	// ExtensionApprovals: some confirm actions need the person's approval
 	// on the site (ActionSummary.Approval, Delta.ApprovalURL).
 	ExtensionApprovals = "approvals"
+	// ExtensionMarkdown: a page's GET that prefers text/markdown (and asks
+	// for no graph) answers the page as Markdown: its md, its actions and
+	// its links.
+	ExtensionMarkdown = "markdown"
 )
 
 // MarshalJSON writes the index with its required lists present even when

@@ -17,7 +17,7 @@ func (s *Site) Index(r *Request) protocol.SiteIndex {
 		Auth:   s.opts.AuthModes,
 		MCP:    s.mcpPath,
 		// Every site takes idempotency keys (in memory by default).
-		Extensions: []string{protocol.ExtensionIdempotency},
+		Extensions: []string{protocol.ExtensionIdempotency, protocol.ExtensionMarkdown},
 	}
 	if s.needsApprovals() {
 		idx.Extensions = append(idx.Extensions, protocol.ExtensionApprovals)

@@ -45,6 +45,38 @@ func acceptsMediaType(values []string) bool {
 	return false
 }
 
+// wantsMarkdown reports whether a request that asked for no graph prefers
+// Markdown to HTML: its Accept names text/markdown with a quality above
+// that of HTML (text/html, else text/*, else */*), or equal to it and
+// listed first. A browser's Accept never does; "text/markdown" alone, or
+// "text/markdown, text/html", does.
+func wantsMarkdown(r *http.Request) bool {
+	md, html := -1.0, -1.0
+	mdAt, htmlAt, htmlRank := 0, 0, 0
+	i := 0
+	for _, v := range r.Header.Values("Accept") {
+		for part := range strings.SplitSeq(v, ",") {
+			i++
+			mt, params, _ := strings.Cut(part, ";")
+			mt = strings.ToLower(strings.TrimSpace(mt))
+			q, _ := quality(params)
+			rank := map[string]int{"text/html": 3, "text/*": 2, "*/*": 1}[mt]
+			switch {
+			case mt == "text/markdown":
+				if md < 0 {
+					md, mdAt = q, i
+				}
+			case rank > htmlRank:
+				html, htmlAt, htmlRank = q, i, rank
+			}
+		}
+	}
+	if md <= 0 {
+		return false
+	}
+	return md > html || (md == html && (htmlRank < 3 || mdAt < htmlAt))
+}
+
 // quality reads the q parameter of an Accept entry's parameters.
 func quality(params string) (float64, bool) {
 	for p := range strings.SplitSeq(params, ";") {

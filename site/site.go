@@ -202,6 +202,10 @@ func (ph *pageHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			p.site.serveGraph(w, r, p)
 			return
 		}
+		if wantsMarkdown(r) {
+			p.site.serveMarkdown(w, r, p)
+			return
+		}
 		if p.opts.View != nil {
 			p.site.serveHTML(w, r, p)
 			return

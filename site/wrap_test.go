@@ -125,6 +125,11 @@ func TestWrap_LinkOnlyOnTheApplicationsHTMLPages(t *testing.T) {
 			t.Errorf("%s (%d): %v", path, w.Code, w.Header())
 		}
 	}
+	// Markdown is the site's, on a page the application renders too.
+	if w := c.Get("/dials/1", sitetest.Header("Accept", "text/markdown")); !strings.HasPrefix(w.Header().Get("Content-Type"), "text/markdown") ||
+		!strings.Contains(w.Body.String(), "`rename`") {
+		t.Errorf("Markdown of a wrapped page: %v\n%s", w.Header(), w.Body)
+	}
 	// Not after a POST the application answered either.
 	if w := c.PostForm("/dials/1", url.Values{"name": {"x"}}); w.Header().Get("Link") != "" {
 		t.Errorf("app's form answer: %v", w.Header())

@@ -69,3 +69,23 @@ func Golden(t testing.TB, name string, doc []byte) {
 		t.Errorf("golden %s differs (run with -update after checking the change):\ngot:\n%s\nwant:\n%s", name, b.Bytes(), want)
 	}
 }
+
+// GoldenText compares a text document (Markdown) with testdata/NAME, or
+// writes it there with -update.
+func GoldenText(t testing.TB, name string, doc []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *Update {
+		if err := os.WriteFile(path, doc, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("golden %s: %v (run the test with -update to create it)", name, err)
+	}
+	if !bytes.Equal(doc, want) {
+		t.Errorf("golden %s differs (run with -update after checking the change):\ngot:\n%s\nwant:\n%s", name, doc, want)
+	}
+}

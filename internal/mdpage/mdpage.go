@@ -1,0 +1,176 @@
+// Package mdpage writes a page's graph as a Markdown document, for an
+// agent that asks for text/markdown: the page's own md (or its entities
+// when it has none), then its actions and its links, short and readable,
+// with what an agent needs to call an action.
+package mdpage
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/affordances-go/affordances/protocol"
+)
+
+// Render writes g as Markdown. title heads the document when the page's
+// md does not start with a heading of its own.
+func Render(g protocol.Graph, title string) string {
+	var b strings.Builder
+	md := strings.TrimSpace(g.MD)
+	if !strings.HasPrefix(md, "# ") {
+		fmt.Fprintf(&b, "# %s\n\n", oneLine(title))
+	}
+	if md != "" {
+		b.WriteString(md)
+		b.WriteString("\n\n")
+	} else if len(g.Entities) > 0 {
+		writeEntities(&b, g.Entities)
+	}
+	if len(g.Actions) > 0 {
+		b.WriteString("## Actions\n\n")
+		for _, a := range g.Actions {
+			writeAction(&b, a)
+		}
+		fmt.Fprintf(&b, "\nTo run an action, POST `{\"action\": NAME, \"input\": {…}}` to this page with `Content-Type: %s`.\n\n", protocol.MediaType)
+	}
+	if len(g.Nav) > 0 {
+		b.WriteString("## Links\n\n")
+		for _, n := range g.Nav {
+			label := n.Label
+			if label == "" {
+				label = n.To
+			}
+			fmt.Fprintf(&b, "- [%s](%s)", escapeLinkText(label), escapeURL(n.To))
+			if n.When != "" {
+				fmt.Fprintf(&b, ", when %s", oneLine(n.When))
+			}
+			b.WriteString("\n")
+		}
+		b.WriteString("\n")
+	}
+	return strings.TrimRight(b.String(), "\n") + "\n"
+}
+
+// writeEntities writes a page without md of its own: its entities as
+// JSON, which is what the graph says too.
+func writeEntities(b *strings.Builder, entities map[string]any) {
+	names := make([]string, 0, len(entities))
+	for k := range entities {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		j, err := json.MarshalIndent(entities[k], "", "  ")
+		if err != nil {
+			continue
+		}
+		fmt.Fprintf(b, "**%s**\n\n```json\n%s\n```\n\n", oneLine(k), strings.ReplaceAll(string(j), "```", "`\u200b``"))
+	}
+}
+
+// writeAction writes one action as a list item: its name, what it does,
+// whether it can run now and why not, who may run it, and its input.
+func writeAction(b *strings.Builder, a protocol.ActionDescriptor) {
+	fmt.Fprintf(b, "- `%s`", a.Name)
+	if a.Description != "" {
+		fmt.Fprintf(b, ": %s", oneLine(a.Description))
+	}
+	switch {
+	case a.Available:
+		b.WriteString(". Available")
+	case a.Reason != "":
+		fmt.Fprintf(b, ". Not available: %s", oneLine(a.Reason))
+	default:
+		b.WriteString(". Not available")
+	}
+	switch a.Expose {
+	case protocol.ExposeSession:
+		b.WriteString("; needs a signed-in caller")
+	case protocol.ExposeConfirm:
+		b.WriteString("; needs a signed-in caller and the person's confirmation")
+	}
+	if in := inputWords(a.Input); in != "" {
+		b.WriteString(". Input: " + in)
+	}
+	b.WriteString(".\n")
+}
+
+// inputWords describes an input schema's properties in a line.
+func inputWords(raw json.RawMessage) string {
+	var s struct {
+		Properties map[string]struct {
+			Type        any      `json:"type"`
+			Description string   `json:"description"`
+			Enum        []any    `json:"enum"`
+			Minimum     *float64 `json:"minimum"`
+			Maximum     *float64 `json:"maximum"`
+			Examples    []any    `json:"examples"`
+		} `json:"properties"`
+		Required []string `json:"required"`
+	}
+	if json.Unmarshal(raw, &s) != nil || len(s.Properties) == 0 {
+		return ""
+	}
+	names := make([]string, 0, len(s.Properties))
+	for k := range s.Properties {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	required := map[string]bool{}
+	for _, r := range s.Required {
+		required[r] = true
+	}
+	parts := make([]string, 0, len(names))
+	for _, k := range names {
+		p := s.Properties[k]
+		var d []string
+		if t, ok := p.Type.(string); ok {
+			d = append(d, t)
+		}
+		if required[k] {
+			d = append(d, "required")
+		}
+		switch {
+		case len(p.Enum) > 0:
+			vals := make([]string, len(p.Enum))
+			for i, v := range p.Enum {
+				vals[i] = fmt.Sprint(v)
+			}
+			d = append(d, "one of "+strings.Join(vals, ", "))
+		case p.Minimum != nil && p.Maximum != nil:
+			d = append(d, fmt.Sprintf("%g to %g", *p.Minimum, *p.Maximum))
+		case p.Minimum != nil:
+			d = append(d, fmt.Sprintf("at least %g", *p.Minimum))
+		case p.Maximum != nil:
+			d = append(d, fmt.Sprintf("at most %g", *p.Maximum))
+		}
+		if len(p.Examples) > 0 {
+			d = append(d, fmt.Sprintf("e.g. %v", p.Examples[0]))
+		}
+		if p.Description != "" {
+			d = append(d, p.Description)
+		}
+		w := "`" + k + "`"
+		if len(d) > 0 {
+			w += " (" + oneLine(strings.Join(d, ", ")) + ")"
+		}
+		parts = append(parts, w)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// oneLine keeps a text on one line and keeps it from opening markup of
+// its own at the start of a list item or a heading.
+func oneLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	return strings.NewReplacer("<", "&lt;", ">", "&gt;").Replace(s)
+}
+
+func escapeLinkText(s string) string {
+	return strings.NewReplacer("[", `\[`, "]", `\]`).Replace(oneLine(s))
+}
+
+func escapeURL(s string) string {
+	return strings.NewReplacer(" ", "%20", "(", "%28", ")", "%29", "<", "%3C", ">", "%3E").Replace(s)
+}
