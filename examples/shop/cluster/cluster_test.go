@@ -177,11 +177,11 @@ func TestCluster(t *testing.T) {
 	c := startCluster(t)
 
 	t.Run("1 shared cache serves each its own representation", func(t *testing.T) {
-		wrong, hits := 0, 0
+		wrong, hits, mdHits := 0, 0, 0
 		paths := []string{"/", "/products/heavyweight-tee", "/products/canvas-tote", "/cart"}
 		for i := range 1000 {
 			p := paths[i%len(paths)]
-			switch i % 3 {
+			switch i % 5 {
 			case 0: // a browser
 				_, ct, cache, _ := get(t, c.proxy+p, "text/html,application/xhtml+xml,*/*;q=0.8")
 				if !strings.HasPrefix(ct, "text/html") {
@@ -203,9 +203,24 @@ func TestCluster(t *testing.T) {
 					wrong++
 					t.Errorf("an agent (alias) got %s for %s", ct, p)
 				}
+			case 3: // an agent that prefers Markdown
+				_, ct, cache, body := get(t, c.proxy+p, "text/markdown, text/html;q=0.5")
+				if !strings.HasPrefix(ct, "text/markdown") || !strings.HasPrefix(body, "# ") {
+					wrong++
+					t.Errorf("a Markdown agent got %s for %s (cache %s)", ct, p, cache)
+				}
+				if cache == "HIT" {
+					mdHits++
+				}
+			case 4: // a client that names Markdown but prefers HTML
+				_, ct, _, _ := get(t, c.proxy+p, "text/html, text/markdown;q=0.5")
+				if !strings.HasPrefix(ct, "text/html") {
+					wrong++
+					t.Errorf("a client preferring HTML got %s for %s", ct, p)
+				}
 			}
 		}
-		figure("shared cache: 1000 requests, %d of the wrong kind, %d cache hits for browsers", wrong, hits)
+		figure("shared cache: 1000 requests (HTML, graph by header and by ?affordances=1, Markdown, HTML over Markdown), %d of the wrong kind, %d cache hits for browsers, %d for Markdown", wrong, hits, mdHits)
 		if hits == 0 {
 			t.Error("the cache never served a hit")
 		}
