@@ -51,6 +51,10 @@ const (
 	// for no graph) answers the page as Markdown: its md, its actions and
 	// its links.
 	ExtensionMarkdown = "markdown"
+	// ExtensionWebMCP: the site's HTML pages register their available
+	// actions as WebMCP tools in the browser, for an agent that works in
+	// the person's browser.
+	ExtensionWebMCP = "webmcp"
 )
 
 // MarshalJSON writes the index with its required lists present even when

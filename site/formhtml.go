@@ -9,6 +9,7 @@ import (
 
 	"github.com/affordances-go/affordances/internal/schema"
 	"github.com/affordances-go/affordances/internal/words"
+	"github.com/affordances-go/affordances/protocol"
 )
 
 // actionField is the template helper that writes the hidden field naming
@@ -43,7 +44,7 @@ func actionForm(v *View, name string, presets ...any) (template.HTML, error) {
 	}
 	esc := html.EscapeString
 	var b strings.Builder
-	fmt.Fprintf(&b, `<form method="post" class="affordances-action" data-action="%s">`, esc(name))
+	fmt.Fprintf(&b, `<form method="post" class="affordances-action" data-action="%s"%s>`, esc(name), toolAttrs(a, d))
 	b.WriteString(string(actionField(name)))
 	if a.input != nil {
 		for _, p := range a.input.Properties {
@@ -76,7 +77,7 @@ func actionForm(v *View, name string, presets ...any) (template.HTML, error) {
 			if failed {
 				msg = v.FieldError(p.Name)
 			}
-			writeControl(&b, name, p, value, required[p.Name], msg)
+			writeControl(&b, name, p, value, required[p.Name], msg, d.Available)
 		}
 	}
 	disabled := ""
@@ -92,7 +93,7 @@ func actionForm(v *View, name string, presets ...any) (template.HTML, error) {
 }
 
 // writeControl writes the label and control of one input property.
-func writeControl(b *strings.Builder, action string, p schema.Property, value string, required bool, msg string) {
+func writeControl(b *strings.Builder, action string, p schema.Property, value string, required bool, msg string, tool bool) {
 	esc := html.EscapeString
 	id := esc(action + "-" + p.Name)
 	label := p.Schema.Title
@@ -110,6 +111,12 @@ func writeControl(b *strings.Builder, action string, p schema.Property, value st
 	invalid := ""
 	if msg != "" {
 		invalid = ` aria-invalid="true" aria-describedby="` + id + `-error"`
+	}
+	if tool { // the field is a parameter of the form's WebMCP tool
+		invalid += ` toolparamtitle="` + esc(label) + `"`
+		if p.Schema.Description != "" {
+			invalid += ` toolparamdescription="` + esc(p.Schema.Description) + `"`
+		}
 	}
 	s := p.Schema
 	switch {
@@ -159,4 +166,24 @@ func writeControl(b *strings.Builder, action string, p schema.Property, value st
 		fmt.Fprintf(b, ` <span class="field-error" id="%s-error">%s</span>`, id, esc(msg))
 	}
 	b.WriteString(`</p>`)
+}
+
+// toolAttrs are the attributes that declare a form's action as a WebMCP
+// tool: its name and description, and toolautosubmit, which lets the
+// browser's agent submit the form, for every action but a confirm action
+// (the person presses its button). An action the person cannot run now
+// declares no tool.
+func toolAttrs(a *action, d *protocol.ActionDescriptor) string {
+	if !d.Available {
+		return ""
+	}
+	desc := a.meta.Description
+	if desc == "" {
+		desc = words.FromIdentifier(a.meta.Name)
+	}
+	out := ` toolname="` + html.EscapeString(a.meta.Name) + `" tooldescription="` + html.EscapeString(desc) + `"`
+	if a.meta.Expose != protocol.ExposeConfirm {
+		out += " toolautosubmit"
+	}
+	return out
 }

@@ -166,7 +166,11 @@ func (s *Site) renderPage(w http.ResponseWriter, r *Request, p *Page, v *View, s
 	case p.opts.CacheFor > 0 && status == http.StatusOK && w.Header().Get("Cache-Control") == "":
 		w.Header().Set("Cache-Control", "public, max-age="+strconv.Itoa(int(p.opts.CacheFor.Seconds())))
 	}
-	writeHTML(w, r.Request, status, buf.Bytes())
+	body := buf.Bytes()
+	if s.opts.WebMCP {
+		body = withWebMCPScript(body)
+	}
+	writeHTML(w, r.Request, status, body)
 }
 
 // writeHTML writes a rendered HTML page; HEAD gets the headers alone.

@@ -22,6 +22,9 @@ func (s *Site) Index(r *Request) protocol.SiteIndex {
 	if s.needsApprovals() {
 		idx.Extensions = append(idx.Extensions, protocol.ExtensionApprovals)
 	}
+	if s.opts.WebMCP {
+		idx.Extensions = append(idx.Extensions, protocol.ExtensionWebMCP)
+	}
 	for _, p := range s.pages {
 		ir := protocol.IndexRoute{Route: p.route, Description: p.opts.Description,
 			Actions: make([]protocol.ActionSummary, 0, len(p.actions))}

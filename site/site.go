@@ -154,6 +154,9 @@ func (h *handler) build() {
 		}
 	}
 	mux.HandleFunc(protocol.WellKnownPath, s.serveIndex)
+	if s.opts.WebMCP {
+		mux.HandleFunc("GET "+WebMCPScriptPath, serveWebMCPScript)
+	}
 	if s.needsApprovals() {
 		mux.Handle(s.opts.ApprovalPath+"{id}", s.approvalPage())
 	}

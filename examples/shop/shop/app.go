@@ -109,6 +109,8 @@ func New(store *Store, opts Options) *App {
 		Approvals: store.Approvals(),
 		SignInURL: "/login",
 		Observer:  opts.Observer,
+		// Agents in the person's browser see the actions as WebMCP tools.
+		WebMCP: true,
 	})
 	a.register()
 	// Agents in MCP hosts reach the same actions at /mcp.

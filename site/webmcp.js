@@ -1,0 +1,124 @@
+// WebMCP tools from a page's Affordances graph, served by the Go library
+// github.com/affordances-go/affordances (site.Options.WebMCP).
+//
+// When the browser offers WebMCP (document.modelContext or
+// navigator.modelContext), this script reads the page's graph with the
+// person's own session and registers one tool per action that is
+// available to them now, with the action's input schema. A tool call is
+// the same call an agent makes by POST, with the person's cookie and this
+// site's Origin, through the same pipeline, and its result is the delta.
+// After each call the graph is read again: tools that became available
+// are registered, tools that did not stay available are removed.
+//
+// A confirm action never runs from here: the script never sends
+// "confirm": true, so the call answers confirm_required and nothing runs;
+// the result tells the agent that the person must confirm on the page (or
+// on the approval page the site names). Forms that declare a tool
+// themselves (toolname) are left to the browser.
+(function () {
+  "use strict";
+  var mc = document.modelContext || navigator.modelContext;
+  if (!mc || typeof mc.registerTool !== "function") {
+    return;
+  }
+  var mediaType = "application/vnd.affordances+json";
+  var page = location.pathname + location.search;
+  var registered = {}; // action name -> AbortController
+
+  function key() {
+    if (window.crypto && crypto.randomUUID) {
+      return crypto.randomUUID();
+    }
+    return String(Date.now()) + "-" + Math.random().toString(36).slice(2);
+  }
+
+  function declared(name) {
+    var forms = document.querySelectorAll("form[toolname]");
+    for (var i = 0; i < forms.length; i++) {
+      if (forms[i].getAttribute("toolname") === name) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  function result(delta) {
+    var text;
+    if (delta.ok) {
+      text = delta.message || "Done.";
+    } else if (delta.error && delta.error.code === "confirm_required") {
+      text = "Nothing ran. The person must confirm this themselves" +
+        (delta.approvalUrl ? ", on " + delta.approvalUrl : ", with the button on this page") +
+        ": " + delta.error.message;
+    } else if (delta.error) {
+      text = delta.error.code + ": " + delta.error.message;
+    } else {
+      text = "The site gave no answer.";
+    }
+    return { content: [{ type: "text", text: text }], structuredContent: delta, isError: !delta.ok };
+  }
+
+  function call(name, input) {
+    return fetch(location.pathname + location.search, {
+      method: "POST",
+      credentials: "same-origin",
+      headers: { "Content-Type": mediaType, "Accept": mediaType, "Idempotency-Key": key() },
+      body: JSON.stringify({ action: name, input: input || {} })
+    }).then(function (res) {
+      return res.json();
+    }).then(function (delta) {
+      refresh();
+      return result(delta);
+    });
+  }
+
+  function register(a) {
+    var ac = new AbortController();
+    var description = a.description || a.name;
+    if (a.guard) {
+      description += " (when " + a.guard + ")";
+    }
+    if (a.expose === "confirm") {
+      description += " The person must confirm it on the page: this tool only asks.";
+    }
+    mc.registerTool({
+      name: a.name,
+      title: a.name,
+      description: description,
+      inputSchema: a.input || { type: "object" },
+      execute: function (input) { return call(a.name, input); }
+    }, { signal: ac.signal });
+    registered[a.name] = ac;
+  }
+
+  function refresh() {
+    return fetch(page, { headers: { "Accept": mediaType }, credentials: "same-origin" })
+      .then(function (res) { return res.ok ? res.json() : { actions: [] }; })
+      .then(function (graph) {
+        var now = {};
+        (graph.actions || []).forEach(function (a) {
+          if (a.available && !declared(a.name)) {
+            now[a.name] = a;
+          }
+        });
+        Object.keys(registered).forEach(function (name) {
+          if (!now[name]) {
+            registered[name].abort();
+            delete registered[name];
+          }
+        });
+        Object.keys(now).forEach(function (name) {
+          if (!registered[name]) {
+            register(now[name]);
+          }
+        });
+      })
+      .catch(function () { /* the page keeps the tools it had */ });
+  }
+
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", refresh);
+  } else {
+    refresh();
+  }
+})();
