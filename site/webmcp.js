@@ -112,6 +112,8 @@
             register(now[name]);
           }
         });
+        // What this script registered, for tests and for a curious reader.
+        document.documentElement.setAttribute("data-webmcp-tools", Object.keys(registered).sort().join(" ") || "-");
       })
       .catch(function () { /* the page keeps the tools it had */ });
   }

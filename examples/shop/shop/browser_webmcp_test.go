@@ -1,0 +1,206 @@
+package shop_test
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/affordances-go/affordances/examples/shop/shop"
+	"github.com/affordances-go/affordances/examples/shop/shoptest"
+)
+
+// webmcpBrowser is a headless Chromium with WebMCP turned on
+// (--enable-features=WebMCP is all this build needs: document.modelContext
+// with registerTool, getTools and executeTool, and declarative forms).
+func webmcpBrowser(t *testing.T, timeout time.Duration) context.Context {
+	exe := chromium(t)
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(exe), chromedp.NoSandbox, chromedp.DisableGPU,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("enable-features", "WebMCP"),
+		chromedp.UserDataDir(t.TempDir()),
+	)
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	t.Cleanup(cancelAlloc)
+	ctx, cancel := chromedp.NewContext(allocCtx)
+	t.Cleanup(cancel)
+	ctx, cancelTimeout := context.WithTimeout(ctx, timeout)
+	t.Cleanup(cancelTimeout)
+	return ctx
+}
+
+// pageTool is a tool as the browser lists it.
+type pageTool struct {
+	Name   string          `json:"name"`
+	Schema json.RawMessage `json:"schema"`
+}
+
+// toolsOf opens path and returns the tools its page registered, once the
+// library's script has registered its own, with the graph's actions
+// available to the same session and their input schemas.
+func toolsOf(t *testing.T, ctx context.Context, url string) (tools []pageTool, available map[string]json.RawMessage) {
+	t.Helper()
+	if err := chromedp.Do(ctx, chromedp.Navigate(url), chromedp.WaitReady(chromedp.CSS(`html[data-webmcp-tools]`))); err != nil {
+		t.Fatalf("opening %s: %v", url, err)
+	}
+	list, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(async () => {
+		const tools = await document.modelContext.getTools();
+		return JSON.stringify(tools.map(x => ({name: x.name, schema: typeof x.inputSchema === "string" ? JSON.parse(x.inputSchema) : x.inputSchema})));
+	})()`, chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatalf("%s: getTools: %v", url, err)
+	}
+	if err := json.Unmarshal([]byte(list), &tools); err != nil {
+		t.Fatal(err)
+	}
+	graph, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(async () => {
+		const res = await fetch(location.pathname + location.search, {headers: {Accept: "application/vnd.affordances+json"}});
+		const g = await res.json();
+		return JSON.stringify(g.actions.filter(a => a.available).map(a => ({name: a.name, schema: a.input})));
+	})()`, chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatalf("%s: the graph: %v", url, err)
+	}
+	var acts []pageTool
+	json.Unmarshal([]byte(graph), &acts)
+	available = map[string]json.RawMessage{}
+	for _, a := range acts {
+		available[a.Name] = a.Schema
+	}
+	return tools, available
+}
+
+// schemaShape is what a tool's schema and the action's must agree on:
+// the property names and the required ones.
+func schemaShape(raw json.RawMessage) string {
+	var s struct {
+		Properties map[string]any `json:"properties"`
+		Required   []string       `json:"required"`
+	}
+	json.Unmarshal(raw, &s)
+	var props []string
+	for k := range s.Properties {
+		props = append(props, k)
+	}
+	sort.Strings(props)
+	sort.Strings(s.Required)
+	return strings.Join(props, ",") + " required " + strings.Join(s.Required, ",")
+}
+
+func TestBrowser_WebMCPToolsAreThePagesAvailableActions(t *testing.T) {
+	ctx := webmcpBrowser(t, 3*time.Minute)
+	s := shoptest.StartWith(t, shop.Options{})
+	demo, _ := s.Store.UserByEmail(context.Background(), shop.DemoEmail)
+
+	// Signed out, then signed in with the page's own form, through its tool.
+	check := func(path string) map[string]bool {
+		tools, available := toolsOf(t, ctx, s.URL+path)
+		names := map[string]bool{}
+		for _, tl := range tools {
+			if names[tl.Name] {
+				t.Errorf("%s: the tool %s is registered twice", path, tl.Name)
+			}
+			names[tl.Name] = true
+			want, ok := available[tl.Name]
+			if !ok {
+				t.Errorf("%s: the tool %s is no available action of the page", path, tl.Name)
+				continue
+			}
+			if schemaShape(tl.Schema) != schemaShape(want) {
+				t.Errorf("%s: %s's schema %s, the action's %s", path, tl.Name, tl.Schema, want)
+			}
+		}
+		for name := range available {
+			if !names[name] {
+				t.Errorf("%s: the available action %s has no tool", path, name)
+			}
+		}
+		return names
+	}
+	paths := []string{"/", "/products/heavyweight-tee", "/cart", "/login", "/signup"}
+	for _, p := range paths {
+		check(p)
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate(s.URL+"/login"), chromedp.WaitReady(chromedp.CSS(`html[data-webmcp-tools]`))); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[any](`(async () => {
+		const t = (await document.modelContext.getTools()).find(x => x.name === "signIn");
+		return await document.modelContext.executeTool(t, {email: "`+shop.DemoEmail+`", password: "`+shop.DemoPassword+`"});
+	})()`, chromedp.EvalAwaitPromise)); err != nil {
+		t.Fatalf("signIn through its tool: %v", err)
+	}
+	if h := waitText(t, ctx, "h1", "Your account"); h != "Your account" {
+		t.Fatalf("after signing in through WebMCP: %q", h)
+	}
+	for _, p := range append(paths, "/account", "/orders", "/checkout") {
+		check(p)
+	}
+
+	// addToCart through its tool changes the cart as the same call by POST.
+	cartQty := func() int {
+		c, err := s.Store.Cart(context.Background(), shop.CartOwner{UserID: demo})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c.Count
+	}
+	before := cartQty()
+	if names := check("/products/heavyweight-tee"); !names["addToCart"] {
+		t.Fatal("no addToCart tool on the product page")
+	}
+	out, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(async () => {
+		const t = (await document.modelContext.getTools()).find(x => x.name === "addToCart");
+		const r = await document.modelContext.executeTool(t, {sku: "TEE-BLK-M", qty: 2});
+		return JSON.stringify(r);
+	})()`, chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatalf("addToCart through its tool: %v", err)
+	}
+	if got := cartQty(); got != before+2 {
+		t.Errorf("cart %d after adding 2 to %d through WebMCP (result %s)", got, before, out)
+	}
+
+	// placeOrder, a confirm action, never runs through WebMCP.
+	if names := check("/checkout"); !names["placeOrder"] {
+		t.Fatal("no placeOrder tool on the checkout page with a full cart")
+	}
+	orders := func() int {
+		o, err := s.Store.Orders(context.Background(), demo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(o)
+	}
+	ordersBefore := orders()
+	results, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(async () => {
+		const mc = document.modelContext;
+		const out = [];
+		for (let i = 0; i < 50; i++) {
+			const t = (await mc.getTools()).find(x => x.name === "placeOrder");
+			if (!t) { out.push("no tool"); continue; }
+			const r = await Promise.race([mc.executeTool(t, {}), new Promise(ok => setTimeout(() => ok("waiting for the person"), 2000))]);
+			out.push(typeof r === "string" ? r : JSON.stringify(r));
+		}
+		return JSON.stringify(out);
+	})()`, chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatalf("placeOrder through its tool: %v", err)
+	}
+	var rs []string
+	json.Unmarshal([]byte(results), &rs)
+	if n := orders() - ordersBefore; n != 0 || len(rs) != 50 {
+		t.Fatalf("a confirm action through WebMCP: %d orders placed in %d tries", n, len(rs))
+	}
+	if !slices.ContainsFunc(rs, func(r string) bool { return strings.Contains(r, "must confirm") || r == "waiting for the person" }) {
+		t.Errorf("the tool did not say the person must confirm: %s", rs[0])
+	}
+	t.Logf("webmcp: 50 placeOrder calls through the page's tool, 0 orders; the first answered: %s", rs[0])
+}
