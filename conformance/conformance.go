@@ -98,6 +98,9 @@ type Config struct {
 	// confirm: true runs nothing. On a correct server nothing changes; on
 	// a broken one it runs.
 	Confirm *Action
+	// Readiness adds the readiness checks (see [Readiness]): Markdown,
+	// WebMCP, robots.txt, a sitemap, discovery, the MCP endpoint.
+	Readiness bool
 	// Burst allows the rate-limit check, which sends up to BurstLimit
 	// calls that a correct server refuses.
 	Burst bool
@@ -150,9 +153,14 @@ func (r *Report) Summary() string {
 // status of afford check --strict.
 func (r *Report) AnyFailed() bool { return r.Failed+r.Warnings > 0 }
 
-// Run runs every check of the catalogue against the server.
+// Run runs every check of the catalogue against the server, and the
+// readiness checks too when cfg.Readiness is set.
 func Run(ctx context.Context, cfg Config) (*Report, error) {
-	return RunChecks(ctx, cfg, Catalogue())
+	checks := Catalogue()
+	if cfg.Readiness {
+		checks = append(checks, Readiness()...)
+	}
+	return RunChecks(ctx, cfg, checks)
 }
 
 // RunChecks runs the given checks.

@@ -43,6 +43,9 @@ below allow more.
   --confirm-action PATH#NAME  a confirm action, to check that it does not run without confirm
   --confirm-input JSON     its input
   --burst                  allow the rate-limit check, which sends up to 300 refused calls
+  --readiness              also run the readiness checks: Markdown, WebMCP tools, robots.txt,
+                           a sitemap, discovery and the MCP endpoint, as agent-readiness
+                           scanners look for them
   --strict                 exit 1 when any rule failed, should rules too
   --json                   print the report as JSON
 
@@ -70,6 +73,7 @@ func checkCmd(args []string, stdout, stderr io.Writer, getenv func(string) strin
 	confirm := fs.String("confirm-action", "", "")
 	confirmInput := fs.String("confirm-input", "", "")
 	burst := fs.Bool("burst", false, "")
+	readiness := fs.Bool("readiness", false, "")
 	strict := fs.Bool("strict", false, "")
 	asJSON := fs.Bool("json", false, "")
 	help := fs.Bool("help", false, "")
@@ -102,7 +106,7 @@ func checkCmd(args []string, stdout, stderr io.Writer, getenv func(string) strin
 		}
 		return exitFailure
 	}
-	cfg := conformance.Config{BaseURL: pos[0], Pages: pages, Token: *token, Cookie: *cookie, Burst: *burst}
+	cfg := conformance.Config{BaseURL: pos[0], Pages: pages, Token: *token, Cookie: *cookie, Burst: *burst, Readiness: *readiness}
 	if *jarPath != "" && cfg.Cookie == "" {
 		jar, err := openJar(*jarPath)
 		if err != nil {

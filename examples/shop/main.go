@@ -13,6 +13,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/netip"
 	"net/url"
@@ -171,8 +172,16 @@ func run(cf config) error {
 		logger.Info("admin address: /metrics and /healthz", "addr", cf.adminAddr)
 	}
 	srv := shop.NewServer(addr, app)
+	// Listen before printing, so that -addr 127.0.0.1:0 prints the port
+	// the system chose.
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		logger.Error("shop: listening", "addr", addr, "err", err)
+		os.Exit(1)
+	}
+	addr = ln.Addr().String()
 	errc := make(chan error, 1)
-	go func() { errc <- srv.ListenAndServe() }()
+	go func() { errc <- srv.Serve(ln) }()
 
 	fmt.Printf(`Heavyweight Supply is open at http://%s/
 

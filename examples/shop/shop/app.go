@@ -39,6 +39,7 @@ type App struct {
 	log       *slog.Logger
 	approvals bool     // placeOrder and cancelOrder need the person's approval on the site
 	csp       []string // the Content-Security-Policy header's value
+	origins   []string // the public origins (Options.Origins), for absolute URLs
 }
 
 // Options configure the shop.
@@ -81,7 +82,7 @@ type Options struct {
 
 // New builds the shop over a store.
 func New(store *Store, opts Options) *App {
-	a := &App{store: store, failures: newFailures(store.now), log: opts.Logger, approvals: !opts.NoApprovals}
+	a := &App{store: store, failures: newFailures(store.now), log: opts.Logger, approvals: !opts.NoApprovals, origins: opts.Origins}
 	frames := "'none'"
 	if opts.Dev {
 		frames = "'self'" // the inspector shows the pages in a frame
@@ -123,6 +124,8 @@ func New(store *Store, opts Options) *App {
 	assets.HandleFunc("/", a.notFound)
 	assets.HandleFunc("GET /healthz", a.health)
 	assets.HandleFunc("GET /favicon.ico", favicon) // what browsers ask for without a link
+	assets.HandleFunc("GET /robots.txt", a.robots)
+	assets.HandleFunc("GET /sitemap.xml", a.sitemap)
 	assets.HandleFunc("GET /images/{slug}", a.productImage)
 	assets.HandleFunc("GET /images/{slug}/{colour}", a.productImage)
 	a.handler = a.site.Wrap(assets) // pages by the site; stylesheet and 404s by the mux
