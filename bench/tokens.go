@@ -106,16 +106,10 @@ func tokens(ctx context.Context, e *Env, _ bool) ([]Row, error) {
 	texts["ours:tools"], texts["ours:task"] = ourTools, ourTask
 
 	// The same with Playwright MCP.
-	cmd := exec.CommandContext(ctx, "node", filepath.Join(dir, "playwright.mjs"), base)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	e.resetCart(ctx)
+	pw, err := playwright(ctx, dir, base)
 	if err != nil {
-		return nil, fmt.Errorf("playwright.mjs: %v\n%s", err, stderr.String())
-	}
-	var pw playwrightRun
-	if err := json.Unmarshal(out, &pw); err != nil {
-		return nil, fmt.Errorf("playwright.mjs: %v", err)
+		return nil, err
 	}
 	texts["tools"] = pw.Tools
 	for name, t := range pw.Pages {
@@ -126,6 +120,19 @@ func tokens(ctx context.Context, e *Env, _ bool) ([]Row, error) {
 		task.WriteString(t.Text + "\n")
 	}
 	texts["task:playwright"] = task.String()
+
+	// The same with Playwright MCP's WebMCP tools: the tools the store's
+	// pages register, a snapshot only to press the order's button.
+	e.resetCart(ctx)
+	wm, err := playwright(ctx, dir, base, "webmcp")
+	if err != nil {
+		return nil, err
+	}
+	var wtask strings.Builder
+	for _, t := range wm.Task {
+		wtask.WriteString(t.Text + "\n")
+	}
+	texts["task:webmcp"] = wtask.String()
 
 	n, err := countTokens(ctx, dir, texts)
 	if err != nil {
@@ -157,6 +164,15 @@ func tokens(ctx context.Context, e *Env, _ bool) ([]Row, error) {
 		Ours: fmt.Sprintf("%d", n["ours:tools"]), Baseline: fmt.Sprintf("%d", n["tools"]),
 		Ratio: fmt.Sprintf("%.2f", float64(n["ours:tools"])/float64(n["tools"])),
 		Note:  "every action of the store as a tool, with its input schema, plus readPage and siteIndex"})
+	tw := n["task:webmcp"] + n["tools"]
+	rows = append(rows, Row{Name: "task: buy one black M heavyweight tee through Playwright MCP's WebMCP tools",
+		Ours:     fmt.Sprintf("%d tokens (tool list %d), %d tool calls", tw, n["tools"], len(wm.Task)),
+		Baseline: fmt.Sprintf("%d tokens, %d tool calls (snapshots)", tp, len(pw.Task)),
+		Ratio:    fmt.Sprintf("%.3f", float64(tw)/float64(tp)),
+		Goal:     "≤ 0.25",
+		Met:      met(float64(tw) <= 0.25*float64(tp)),
+		Note: fmt.Sprintf("the page's tools (signIn, addToCart, placeOrder) and one snapshot for the person's Place order button; without Playwright's own tool list: %d tokens, %.3f",
+			n["task:webmcp"], float64(n["task:webmcp"])/float64(tp))})
 	to := n["ours:task"] + n["ours:tools"]
 	rows = append(rows, Row{Name: "task: buy one black M heavyweight tee through our /mcp",
 		Ours:     fmt.Sprintf("%d tokens (tool list %d), %d tool calls", to, n["ours:tools"], ourCalls),
@@ -164,6 +180,23 @@ func tokens(ctx context.Context, e *Env, _ bool) ([]Row, error) {
 		Ratio:    fmt.Sprintf("%.3f", float64(to)/float64(tp)),
 		Note:     "readPage, addToCart, placeOrder (approved through elicitation)"})
 	return rows, nil
+}
+
+// playwright runs playwright.mjs against base, with its mode ("webmcp",
+// or none for the snapshot path).
+func playwright(ctx context.Context, dir, base string, mode ...string) (*playwrightRun, error) {
+	cmd := exec.CommandContext(ctx, "node", append([]string{filepath.Join(dir, "playwright.mjs"), base}, mode...)...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("playwright.mjs %v: %v\n%s", mode, err, stderr.String())
+	}
+	var pw playwrightRun
+	if err := json.Unmarshal(out, &pw); err != nil {
+		return nil, fmt.Errorf("playwright.mjs %v: %v", mode, err)
+	}
+	return &pw, nil
 }
 
 func fetch(ctx context.Context, target, method, body string, header ...string) (string, error) {

@@ -168,7 +168,7 @@ func (s *Site) renderPage(w http.ResponseWriter, r *Request, p *Page, v *View, s
 	}
 	body := buf.Bytes()
 	if s.opts.WebMCP {
-		body = withWebMCPScript(body)
+		body = withWebMCPScript(body, v.Actions())
 	}
 	writeHTML(w, r.Request, status, body)
 }

@@ -5,9 +5,12 @@ import (
 	"crypto/sha512"
 	_ "embed" // the WebMCP script
 	"encoding/base64"
+	"encoding/json"
 	"html/template"
 	"net/http"
 	"strconv"
+
+	"github.com/affordances-go/affordances/protocol"
 )
 
 // WebMCP, the browser's door for agents: a page registers tools that an
@@ -48,14 +51,30 @@ func serveWebMCPScript(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// withWebMCPScript adds the script's tag before a page's </head>.
-func withWebMCPScript(page []byte) []byte {
+// withWebMCPScript adds before a page's </head> the tools of the actions
+// the person can run now (a JSON data block, which the script registers
+// at once, with no request of its own and no race with an agent that
+// lists the tools as soon as the page is loaded) and the script's tag.
+func withWebMCPScript(page []byte, actions []protocol.ActionDescriptor) []byte {
 	i := bytes.Index(page, []byte("</head>"))
 	if i < 0 {
 		return page
 	}
-	out := make([]byte, 0, len(page)+len(WebMCPScriptTag))
+	tools := make([]protocol.ActionDescriptor, 0, len(actions))
+	for _, a := range actions {
+		if a.Available {
+			tools = append(tools, a)
+		}
+	}
+	data, err := json.Marshal(tools) // escapes <, > and &: safe in a script element
+	if err != nil {
+		data = []byte("[]")
+	}
+	out := make([]byte, 0, len(page)+len(data)+len(WebMCPScriptTag)+64)
 	out = append(out, page[:i]...)
+	out = append(out, `<script type="application/json" id="affordances-webmcp">`...)
+	out = append(out, data...)
+	out = append(out, `</script>`...)
 	out = append(out, WebMCPScriptTag...)
 	return append(out, page[i:]...)
 }

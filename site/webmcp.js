@@ -94,33 +94,42 @@
   function refresh() {
     return fetch(page, { headers: { "Accept": mediaType }, credentials: "same-origin" })
       .then(function (res) { return res.ok ? res.json() : { actions: [] }; })
-      .then(function (graph) {
-        var now = {};
-        (graph.actions || []).forEach(function (a) {
-          if (a.available && !declared(a.name)) {
-            now[a.name] = a;
-          }
-        });
-        Object.keys(registered).forEach(function (name) {
-          if (!now[name]) {
-            registered[name].abort();
-            delete registered[name];
-          }
-        });
-        Object.keys(now).forEach(function (name) {
-          if (!registered[name]) {
-            register(now[name]);
-          }
-        });
-        // What this script registered, for tests and for a curious reader.
-        document.documentElement.setAttribute("data-webmcp-tools", Object.keys(registered).sort().join(" ") || "-");
-      })
+      .then(function (graph) { apply(graph.actions || []); })
       .catch(function () { /* the page keeps the tools it had */ });
   }
 
-  if (document.readyState === "loading") {
-    document.addEventListener("DOMContentLoaded", refresh);
-  } else {
-    refresh();
+  // apply makes the registered tools those of the available actions.
+  function apply(actions) {
+    var now = {};
+    actions.forEach(function (a) {
+      if (a.available && !declared(a.name)) {
+        now[a.name] = a;
+      }
+    });
+    Object.keys(registered).forEach(function (name) {
+      if (!now[name]) {
+        registered[name].abort();
+        delete registered[name];
+      }
+    });
+    Object.keys(now).forEach(function (name) {
+      if (!registered[name]) {
+        register(now[name]);
+      }
+    });
+    // What this script registered, for tests and for a curious reader.
+    document.documentElement.setAttribute("data-webmcp-tools", Object.keys(registered).sort().join(" ") || "-");
   }
+
+  // The site puts the tools the person can run now in the page itself:
+  // register them at once. Without them (a page the application renders),
+  // read the graph.
+  var inline = document.getElementById("affordances-webmcp");
+  if (inline) {
+    try {
+      apply(JSON.parse(inline.textContent));
+      return;
+    } catch (e) { /* read the graph instead */ }
+  }
+  refresh();
 })();

@@ -10,14 +10,21 @@ import os from 'node:os';
 import fs from 'node:fs';
 
 const base = process.argv[2];
+// With "webmcp", Chromium runs with WebMCP on and the agent uses the tools
+// the store's pages register (webmcp_*) instead of typing and clicking.
+const webmcp = process.argv[3] === 'webmcp';
 const here = path.dirname(fileURLToPath(import.meta.url));
-const transport = new StdioClientTransport({
-  command: process.execPath,
-  args: [path.join(here, 'node_modules/@playwright/mcp/cli.js'),
-    '--headless', '--isolated', '--no-sandbox', '--executable-path', '/usr/bin/chromium',
-    '--output-dir', fs.mkdtempSync(path.join(os.tmpdir(), 'playwright-mcp-'))],
-  stderr: 'ignore',
-});
+const outDir = fs.mkdtempSync(path.join(os.tmpdir(), 'playwright-mcp-'));
+const args = [path.join(here, 'node_modules/@playwright/mcp/cli.js'),
+  '--headless', '--isolated', '--no-sandbox', '--executable-path', '/usr/bin/chromium', '--output-dir', outDir];
+if (webmcp) {
+  const config = path.join(outDir, 'config.json');
+  fs.writeFileSync(config, JSON.stringify({ browser: { launchOptions: { args: ['--enable-features=WebMCP'] } } }));
+  args.push('--config', config);
+} else {
+  args.push('--no-webmcp');
+}
+const transport = new StdioClientTransport({ command: process.execPath, args, stderr: 'ignore' });
 const client = new Client({ name: 'affordances-bench', version: '0' });
 await client.connect(transport);
 
@@ -48,6 +55,37 @@ function ref(snapshot, role, name) {
     if (m && m[1] === role && m[2].startsWith(name)) return m[3];
   }
   throw new Error(`no ${role} "${name}" in the snapshot:\n${snapshot.slice(0, 2000)}`);
+}
+
+if (webmcp) {
+  // The new tools a page registered, as the host hands them to the model
+  // after tools/list_changed: each definition counted once, when it first
+  // appears.
+  const seen = new Set((await client.listTools()).tools.map((t) => t.name));
+  const newTools = async () => {
+    const fresh = (await client.listTools()).tools.filter((t) => !seen.has(t.name));
+    fresh.forEach((t) => seen.add(t.name));
+    if (fresh.length) out.task.push({ tool: 'tools/list', args: {}, text: JSON.stringify(fresh) });
+  };
+  const go = async (p) => { await tool('browser_navigate', { url: base + p }, true); await newTools(); };
+  await go('/login');
+  await tool('webmcp_signIn', { email: 'demo@example.com', password: 'demo' }, true);
+  // The form's tool submits it: the browser goes to the account page.
+  await tool('browser_wait_for', { text: 'Your account' }, true);
+  await go('/products/heavyweight-tee');
+  await tool('webmcp_addToCart', { sku: 'TEE-BLK-M', qty: 1 }, true);
+  await go('/checkout');
+  // placeOrder through its tool runs nothing: the person confirms with
+  // the page's button, which the agent finds in a snapshot.
+  let r;
+  try { r = await tool('webmcp_placeOrder', {}, true); } catch (e) { r = String(e); out.task.push({ tool: 'webmcp_placeOrder', args: {}, text: r }); }
+  if (!/must confirm/.test(r)) throw new Error('placeOrder through WebMCP did not ask for the person: ' + r.slice(0, 500));
+  const s = await tool('browser_snapshot', {}, true);
+  const done = await tool('browser_click', { element: 'Place order', target: ref(s, 'button', 'Place order') }, true);
+  if (!/Page Title: Order \d+/.test(done)) throw new Error('the order page did not show: ' + done.slice(0, 1000));
+  await client.close();
+  process.stdout.write(JSON.stringify(out));
+  process.exit(0);
 }
 
 for (const [name, p] of [['catalog', '/'], ['product', '/products/heavyweight-tee'], ['cart', '/cart']]) {
