@@ -60,7 +60,11 @@ func tokens(ctx context.Context, e *Env, _ bool) ([]Row, error) {
 		if err != nil {
 			return nil, err
 		}
-		texts["graph:"+name], texts["html:"+name] = g, h
+		md, err := fetch(ctx, base+p, "GET", "", "Accept", "text/markdown")
+		if err != nil {
+			return nil, err
+		}
+		texts["graph:"+name], texts["html:"+name], texts["md:"+name] = g, h, md
 	}
 	var graph map[string]json.RawMessage
 	json.Unmarshal([]byte(texts["graph:product"]), &graph)
@@ -141,7 +145,7 @@ func tokens(ctx context.Context, e *Env, _ bool) ([]Row, error) {
 	var rows []Row
 	for _, name := range []string{"catalog", "product", "cart"} {
 		g, h, s := n["graph:"+name], n["html:"+name], n["snapshot:"+name]
-		r := Row{Name: fmt.Sprintf("tokens, %s page: graph vs snapshot + tool list (HTML %d)", name, h),
+		r := Row{Name: fmt.Sprintf("tokens, %s page: graph vs snapshot + tool list (HTML %d, Markdown %d)", name, h, n["md:"+name]),
 			Ours: fmt.Sprintf("%d", g), Baseline: fmt.Sprintf("%d + %d", s, n["tools"]),
 			Ratio: fmt.Sprintf("%.2f", float64(g)/float64(s+n["tools"]))}
 		if name == "product" {
