@@ -84,6 +84,9 @@ func writeAction(b *strings.Builder, a protocol.ActionDescriptor) {
 	default:
 		b.WriteString(". Not available")
 	}
+	if a.Guard != "" {
+		fmt.Fprintf(b, " (when %s)", oneLine(a.Guard))
+	}
 	switch a.Expose {
 	case protocol.ExposeSession:
 		b.WriteString("; needs a signed-in caller")
