@@ -55,7 +55,9 @@
     } else {
       text = "The site gave no answer.";
     }
-    return { content: [{ type: "text", text: text }], structuredContent: delta, isError: !delta.ok };
+    // The delta goes along as compact JSON in the text: a host that shows
+    // the result as it is (pretty-printed) pays for it once.
+    return { content: [{ type: "text", text: text + "\n" + JSON.stringify(delta) }], isError: !delta.ok };
   }
 
   function call(name, input) {
