@@ -203,4 +203,26 @@ func TestBrowser_WebMCPToolsAreThePagesAvailableActions(t *testing.T) {
 		t.Errorf("the tool did not say the person must confirm: %s", rs[0])
 	}
 	t.Logf("webmcp: 50 placeOrder calls through the page's tool, 0 orders; the first answered: %s", rs[0])
+
+	// After a call, the tools follow what is available: emptying the cart
+	// through removeFromCart removes the cart's tools from the page.
+	names := check("/cart")
+	if !names["removeFromCart"] || !names["setQuantity"] {
+		t.Fatalf("the cart's tools with a line in it: %v", names)
+	}
+	left, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(async () => {
+		const mc = document.modelContext;
+		const t = (await mc.getTools()).find(x => x.name === "removeFromCart");
+		await mc.executeTool(t, {sku: "TEE-BLK-M"});
+		for (let i = 0; i < 50 && document.documentElement.getAttribute("data-webmcp-tools").includes("removeFromCart"); i++) {
+			await new Promise(ok => setTimeout(ok, 100));
+		}
+		return (await mc.getTools()).map(x => x.name).sort().join(" ");
+	})()`, chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cartQty(); got != 0 || strings.Contains(left, "removeFromCart") || strings.Contains(left, "setQuantity") {
+		t.Errorf("after emptying the cart through its tool: %d in the cart, tools %q", got, left)
+	}
 }
