@@ -20,6 +20,7 @@ func (c *call) auditCall(status int, code string) {
 		slog.String("action", action),
 		slog.String("caller", c.caller.ID),
 		slog.String("auth", string(callerKind(c.caller.Mode))),
+		slog.String("agent", c.caller.Agent),
 		slog.Bool("confirm", c.confirm),
 		slog.String("transport", string(c.transport)),
 		slog.String("result", code),

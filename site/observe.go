@@ -40,6 +40,9 @@ type CallEvent struct {
 	Status int
 	// Caller is the kind of caller.
 	Caller CallerKind
+	// Agent is the verified agent that signed the call (Caller.Agent), or
+	// "".
+	Agent string
 	// Start is when the call began; Duration how long it took.
 	Start    time.Time
 	Duration time.Duration
@@ -124,7 +127,7 @@ func (c *call) observe(status int, code string) {
 		action = c.act.meta.Name
 	}
 	o.ObserveCall(c.r.Context(), CallEvent{Route: c.page.route, Action: action, Transport: c.transport,
-		Code: protocol.ErrorCode(code), Status: status, Caller: callerKind(c.caller.Mode), Start: c.started,
+		Code: protocol.ErrorCode(code), Status: status, Caller: callerKind(c.caller.Mode), Agent: c.caller.Agent, Start: c.started,
 		Duration: time.Since(c.started), Steps: c.steps, LimiterFault: c.limiterFault})
 }
 

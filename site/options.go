@@ -23,6 +23,11 @@ type Options struct {
 	// Auth reports who made each request. When nil, no bearer token is
 	// accepted and any cookie makes a request cookie-authenticated.
 	Auth Authenticator
+	// Agents, when set, verifies the signatures agents put on their
+	// requests (Web Bot Auth; see package botauth): a verified agent is
+	// Caller.Agent, a wrong signature is refused with 401 and its reason,
+	// and an unsigned request is served as before.
+	Agents AgentVerifier
 	// CallerContext, when set, returns the context that the page's
 	// loaders, guards, summaries and actions see, from the request and
 	// the caller Auth found: the way to give the application's own code

@@ -39,6 +39,20 @@ type Caller struct {
 	// The approval page says which agent asked with it. Not an
 	// identifier; may be empty ("an agent").
 	Label string
+	// Agent names the agent that signed the request, once its signature
+	// is verified (Options.Agents, Web Bot Auth); empty when the request
+	// is not signed. The audit record and the Observer carry it; the rate
+	// limit of an anonymous caller counts by it instead of the address.
+	Agent string
+}
+
+// AgentVerifier verifies the signature with which an agent says who it
+// is (Web Bot Auth: package botauth's Verifier is one).
+type AgentVerifier interface {
+	// VerifyAgent returns the verified agent's name, "" for a request
+	// that is not signed, or an error for a signature that is there and
+	// wrong: the request is refused with 401 and the error's message.
+	VerifyAgent(r *http.Request) (string, error)
 }
 
 // Authenticator reports who made a request. The site calls it once per

@@ -259,6 +259,13 @@ func (s *Site) authenticate(hr *http.Request) (*Request, *Error) {
 			err = ErrBadToken
 		}
 	}
+	if err == nil && s.opts.Agents != nil {
+		agent, aerr := s.opts.Agents.VerifyAgent(hr)
+		if aerr != nil {
+			return nil, newError(protocol.CodeUnauthorized, "the request's agent signature is not valid: "+aerr.Error())
+		}
+		c.Agent = agent
+	}
 	switch {
 	case err == nil:
 		req := withoutAffordancesQuery(hr)

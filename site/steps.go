@@ -91,6 +91,8 @@ func (c *call) callerKey() string {
 		return "acct:" + c.r.Caller.Account
 	case c.r.Caller.ID != "":
 		return "id:" + c.r.Caller.ID
+	case c.r.Caller.Agent != "":
+		return "agent:" + c.r.Caller.Agent // one bucket per verified agent, wherever it calls from
 	}
 	return "addr:" + c.site.clientAddr(c.r.Request)
 }
