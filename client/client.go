@@ -24,6 +24,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/affordances-go/affordances/botauth"
 	"github.com/affordances-go/affordances/protocol"
 )
 
@@ -59,6 +60,10 @@ type Options struct {
 	// Token is a bearer token sent with every request. Calls made with a
 	// token carry no Origin.
 	Token string
+	// Signer, when set, signs every request (Web Bot Auth, see package
+	// botauth), so that a site that verifies agents knows which agent
+	// calls.
+	Signer *botauth.Signer
 	// UserAgent names the agent. Default: DefaultUserAgent.
 	UserAgent string
 	// Approver is asked before a confirm action runs. Without one, such
@@ -112,6 +117,11 @@ func New(opts Options) *Client {
 	}
 	if opts.Token != "" {
 		hc = sameOriginRedirects(hc)
+	}
+	if opts.Signer != nil {
+		signed := *hc // a copy: the caller's client is left as it is
+		signed.Transport = &botauth.Transport{Signer: opts.Signer, Base: hc.Transport}
+		hc = &signed
 	}
 	return &Client{http: hc, opts: opts}
 }

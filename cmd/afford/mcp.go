@@ -12,6 +12,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/affordances-go/affordances/botauth"
 	"github.com/affordances-go/affordances/client"
 	"github.com/affordances-go/affordances/internal/mcptools"
 	"github.com/affordances-go/affordances/protocol"
@@ -32,13 +33,14 @@ func (c *command) mcp(ctx context.Context, args []string) error {
 
 // bridgeOptions are what the bridge needs of the command's flags.
 func (c *command) bridgeOptions() bridgeOptions {
-	return bridgeOptions{HTTPClient: &http.Client{Jar: c.jar, Timeout: c.o.timeout}, Token: c.o.token,
+	return bridgeOptions{HTTPClient: &http.Client{Jar: c.jar, Timeout: c.o.timeout}, Token: c.o.token, Signer: c.signer,
 		UserAgent: c.o.userAgent, Retries: c.o.retries}
 }
 
 type bridgeOptions struct {
 	HTTPClient *http.Client
 	Token      string
+	Signer     *botauth.Signer
 	UserAgent  string
 	Retries    int
 }
@@ -84,7 +86,7 @@ func newBridge(ctx context.Context, siteURL string, opts bridgeOptions) (*sdk.Se
 
 // client returns a client of the site.
 func (b *bridge) client() *client.Client {
-	return client.New(client.Options{HTTPClient: b.opts.HTTPClient, Token: b.opts.Token, UserAgent: b.opts.UserAgent,
+	return client.New(client.Options{HTTPClient: b.opts.HTTPClient, Token: b.opts.Token, Signer: b.opts.Signer, UserAgent: b.opts.UserAgent,
 		Retries: b.opts.Retries})
 }
 

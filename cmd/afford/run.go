@@ -15,6 +15,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/affordances-go/affordances/botauth"
 	"github.com/affordances-go/affordances/client"
 	"github.com/affordances-go/affordances/protocol"
 )
@@ -51,6 +52,8 @@ Usage:
   afford call URL ACTION [INPUT]     run an action on the page at URL
   afford check URL                   test a server against the protocol (afford check --help)
   afford mcp URL                     serve the site at URL to an MCP host, over stdio
+  afford keys new|show|directory|serve FILE
+                                     the key afford signs its requests with (afford keys --help)
 
 INPUT is a JSON object, or key=value pairs converted by the action's input
 schema (numbers, booleans, comma-separated lists); key:=JSON sets a raw JSON
@@ -58,6 +61,8 @@ value.
 
 Flags (anywhere on the line):
   --token TOKEN        bearer token (default: $AFFORD_TOKEN)
+  --key FILE           sign every request with this key, Web Bot Auth (default: $AFFORD_KEY)
+  --agent URL          the origin of the key's directory, named in the signature (default: $AFFORD_AGENT)
   --cookie-jar FILE    keep cookies in FILE, so that commands share a session
   --json               print the document instead of a summary; a failure prints
                        {"ok": false, "error": {"code", "message", "issues", "hints"}}
@@ -111,6 +116,7 @@ Examples:
 // options are the flags of every command.
 type options struct {
 	token, jar, userAgent string
+	key, agent            string // the signing key's file and its directory's origin
 	json, yes, follow     bool
 	full                  bool
 	noWait                bool
@@ -126,11 +132,16 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 	if len(args) > 0 && args[0] == "check" {
 		return checkCmd(args[1:], stdout, stderr, getenv)
 	}
+	if len(args) > 0 && args[0] == "keys" {
+		return keysCmd(args[1:], stdout, stderr)
+	}
 	var o options
 	fs := flag.NewFlagSet("afford", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.StringVar(&o.token, "token", getenv("AFFORD_TOKEN"), "")
 	fs.StringVar(&o.jar, "cookie-jar", "", "")
+	fs.StringVar(&o.key, "key", getenv("AFFORD_KEY"), "")
+	fs.StringVar(&o.agent, "agent", getenv("AFFORD_AGENT"), "")
 	fs.StringVar(&o.userAgent, "user-agent", "afford/0", "")
 	fs.BoolVar(&o.json, "json", false, "")
 	fs.BoolVar(&o.yes, "yes", false, "")
@@ -175,7 +186,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 		return env.exit(context.Background(), err, where{})
 	}
 	env.jar = jar
+	env.signer, err = signer(o.key, o.agent)
+	if err != nil {
+		return env.exit(context.Background(), err, where{})
+	}
 	env.client = client.New(client.Options{
+		Signer:           env.signer,
 		HTTPClient:       &http.Client{Jar: jar, Timeout: o.timeout},
 		Token:            o.token,
 		UserAgent:        o.userAgent,
@@ -261,6 +277,7 @@ type command struct {
 	stdout, stderr io.Writer
 	client         *client.Client
 	jar            *fileJar
+	signer         *botauth.Signer // nil: requests are not signed
 
 	refusedNoTerminal bool   // a confirm action could not be asked about
 	pendingApproval   string // the approval page of an action the person approves on the site
