@@ -319,6 +319,9 @@ func (a *action) availability(r *Request, st *State) (bool, string) {
 	if !a.cookiesKept(r) {
 		return false, a.page.site.opts.NoCookiesReason
 	}
+	if !r.Caller.allows(a.meta.Name) {
+		return false, scopeReason(a.meta.Name)
+	}
 	return a.guard(r, st)
 }
 

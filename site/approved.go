@@ -32,7 +32,8 @@ var ErrApprovalChanged = errors.New("site: the state the person approved has cha
 
 // approvedCall is what the person approved for the call that runs.
 type approvedCall struct {
-	basis string // the ApprovalBasis of the summary they read
+	basis    string // the ApprovalBasis of the summary they read
+	standing bool   // approved in advance, by a grant (StandingApprovals)
 }
 
 // CheckApproved reports whether basis, computed by the action where it
@@ -70,3 +71,31 @@ func (c *call) approvalChanged() *Error {
 	e.basis = c.basis()
 	return e
 }
+
+// StandingApprovals decides whether a call that needs the person's
+// approval runs on an approval they gave in advance: a grant of their
+// credential, such as "orders up to 50 EUR a day, to my saved address".
+// The site implements it (Options.Standing); the pipeline asks it where it
+// would otherwise ask the person.
+type StandingApprovals interface {
+	// Covers reports whether the caller's standing approval covers this
+	// call: the action, its decoded input, and the summary and basis the
+	// person would have been shown. A call it covers runs at once, without
+	// confirm: true; the action checks the grant's limits again where it
+	// writes ([Request.Standing]) and returns [ErrOutsideGrant] when they
+	// do not hold. A call it does not cover asks the person, as without
+	// it.
+	Covers(r *Request, action string, input any, summary, basis string) bool
+}
+
+// ErrOutsideGrant is returned by an action that runs on a standing
+// approval ([Request.Standing]) when it finds, where it writes, that the
+// call is beyond the grant (the day's limit reached by calls that ran at
+// the same time): nothing was written, and the person is asked on the
+// approval page.
+var ErrOutsideGrant = errors.New("site: the call is outside the caller's standing approval")
+
+// Standing reports whether the call runs on the person's standing
+// approval rather than on an approval they gave for this call: the action
+// checks the grant's limits where it writes.
+func (r *Request) Standing() bool { return r.approved != nil && r.approved.standing }

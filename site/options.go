@@ -23,6 +23,10 @@ type Options struct {
 	// Auth reports who made each request. When nil, no bearer token is
 	// accepted and any cookie makes a request cookie-authenticated.
 	Auth Authenticator
+	// Standing, when set, lets a call that needs the person's approval
+	// run on an approval they gave in advance, a grant of the caller's
+	// credential (see [StandingApprovals]).
+	Standing StandingApprovals
 	// Agents, when set, verifies the signatures agents put on their
 	// requests (Web Bot Auth; see package botauth): a verified agent is
 	// Caller.Agent, a wrong signature is refused with 401 and its reason,

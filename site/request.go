@@ -44,6 +44,31 @@ type Caller struct {
 	// is not signed. The audit record and the Observer carry it; the rate
 	// limit of an anonymous caller counts by it instead of the address.
 	Agent string
+	// Scopes, when not nil, are the only actions the caller may run, by
+	// name: a token a person granted for some actions. Any other action is
+	// refused (403, unauthorized, naming the scope it needs) by every door,
+	// and graphs show it unavailable with that reason. Nil allows every
+	// action the caller's expose level allows; an empty, non-nil list
+	// allows none.
+	Scopes []string
+}
+
+// allows reports whether the caller's scopes allow the named action.
+func (c Caller) allows(action string) bool {
+	if c.Scopes == nil {
+		return true
+	}
+	for _, s := range c.Scopes {
+		if s == action {
+			return true
+		}
+	}
+	return false
+}
+
+// scopeReason says why an action is outside the caller's scopes.
+func scopeReason(action string) string {
+	return "this credential is not granted " + action + " (it needs the scope " + action + ")"
 }
 
 // AgentVerifier verifies the signature with which an agent says who it

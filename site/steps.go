@@ -3,6 +3,7 @@ package site
 import (
 	"errors"
 	"fmt"
+	"net/http"
 	"runtime/debug"
 	"time"
 
@@ -25,7 +26,8 @@ func (c *call) resolve() *Error {
 }
 
 // authorize is step 2: a rejected bearer token, the Origin rule (see
-// [Site.CheckOrigin]), then expose against the caller.
+// [Site.CheckOrigin]), expose against the caller, then the caller's
+// scopes (Caller.Scopes), before the rate limit counts the call.
 func (c *call) authorize() *Error {
 	if c.authErr != nil {
 		return c.authErr
@@ -35,6 +37,9 @@ func (c *call) authorize() *Error {
 	}
 	if c.act.meta.Expose.NeedsSession() && !c.r.Caller.SignedIn {
 		return newError(protocol.CodeUnauthorized, c.site.opts.SignInReason)
+	}
+	if !c.r.Caller.allows(c.act.meta.Name) {
+		return newError(protocol.CodeUnauthorized, scopeReason(c.act.meta.Name)).withStatus(http.StatusForbidden)
 	}
 	return nil
 }
@@ -283,6 +288,10 @@ func (c *call) run() (*outcome, *Error) {
 	if err != nil {
 		if errors.Is(err, ErrApprovalChanged) {
 			return nil, c.approvalChanged()
+		}
+		if errors.Is(err, ErrOutsideGrant) && c.r.Standing() {
+			c.r.approved = nil
+			return nil, c.askApproval(c.summary(), "That is beyond what you allowed in advance, so nothing ran.")
 		}
 		if e := handlerError(err); e != nil {
 			return nil, e
