@@ -15,7 +15,9 @@ type orderIn struct {
 	Total int `json:"total" minimum:"1"`
 }
 
-func (in orderIn) Summary(*site.Request, *site.State) string { return "Order for " + strings.Repeat("€", in.Total) }
+func (in orderIn) Summary(*site.Request, *site.State) string {
+	return "Order for " + strings.Repeat("€", in.Total)
+}
 
 // grantsSite has a token scoped to two actions with a standing approval
 // of orders up to 50 each and 80 a day, and a token without limits.
