@@ -33,6 +33,10 @@ type SiteIndex struct {
 	Auth []AuthMode `json:"auth"`
 	// MCP is the URL of the site's MCP endpoint, when it has one.
 	MCP string `json:"mcp,omitempty"`
+	// Grants, when the site lets a person grant a credential some actions
+	// only (and approve some calls in advance), says what can be asked
+	// for and where: an extension of v0 ([ExtensionGrants]).
+	Grants *Grants `json:"grants,omitempty"`
 	// Extensions names the extensions of v0 the site offers, such as
 	// [ExtensionIdempotency] and [ExtensionApprovals]. A v0 client ignores
 	// it and works as before.
@@ -55,7 +59,23 @@ const (
 	// actions as WebMCP tools in the browser, for an agent that works in
 	// the person's browser.
 	ExtensionWebMCP = "webmcp"
+	// ExtensionGrants: a credential may be limited to some actions
+	// (scopes), and some calls approved in advance; SiteIndex.Grants says
+	// what can be asked for and where.
+	ExtensionGrants = "grants"
 )
+
+// Grants is what an agent can ask a person to grant its credential.
+type Grants struct {
+	// Scopes are the scopes a credential can be granted: the names of
+	// actions. A credential limited to some runs only those.
+	Scopes []string `json:"scopes"`
+	// Page is where the person grants them, such as /account.
+	Page string `json:"page,omitempty"`
+	// Standing names the actions the person can approve in advance,
+	// within limits the site sets.
+	Standing []string `json:"standing,omitempty"`
+}
 
 // MarshalJSON writes the index with its required lists present even when
 // they are nil.

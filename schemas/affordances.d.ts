@@ -152,8 +152,20 @@ export interface SiteIndex {
   auth: AuthMode[];
   /** MCP is the URL of the site's MCP endpoint, when it has one. */
   mcp?: string;
+  /** Grants, when the site lets a person grant a credential some actions only (and approve some calls in advance), says what can be asked for and where: an extension of v0 (ExtensionGrants). */
+  grants?: Grants;
   /** Extensions names the extensions of v0 the site offers, such as ExtensionIdempotency and ExtensionApprovals. A v0 client ignores it and works as before. */
   extensions?: string[];
+}
+
+/** Grants is what an agent can ask a person to grant its credential. */
+export interface Grants {
+  /** Scopes are the scopes a credential can be granted: the names of actions. A credential limited to some runs only those. */
+  scopes: string[];
+  /** Page is where the person grants them, such as /account. */
+  page?: string;
+  /** Standing names the actions the person can approve in advance, within limits the site sets. */
+  standing?: string[];
 }
 
 /** IndexRoute is one route of a SiteIndex. */

@@ -37,6 +37,7 @@ func grantsSite(t *testing.T) (*sitetest.Client, *sitetest.Client, *int) {
 			}
 			return site.Caller{}, site.ErrBadToken
 		}),
+		GrantsPage: "/account", StandingActions: []string{"placeOrder"},
 		Standing: standing(func(r *site.Request, action string, in any) bool {
 			o, ok := in.(orderIn)
 			return ok && r.Caller.ID == "t1" && action == "placeOrder" && o.Total <= 50
@@ -121,5 +122,17 @@ func TestStanding_WithinTheGrantRunsBeyondItAsks(t *testing.T) {
 	// A credential without a standing approval asks every time.
 	if w := all.Call("/shop", "placeOrder", map[string]any{"total": 5}); w.ErrorCode() != "confirm_required" {
 		t.Errorf("without a grant: %s", w.Body)
+	}
+}
+
+func TestIndex_SaysWhatCanBeGranted(t *testing.T) {
+	scoped, _, _ := grantsSite(t)
+	idx := scoped.Index()
+	g := idx.Grants
+	if g == nil || g.Page != "/account" || strings.Join(g.Scopes, " ") != "addToCart emptyCart placeOrder" || strings.Join(g.Standing, " ") != "placeOrder" {
+		t.Errorf("grants %+v", g)
+	}
+	if !strings.Contains(strings.Join(idx.Extensions, " "), protocol.ExtensionGrants) {
+		t.Errorf("extensions %v", idx.Extensions)
 	}
 }

@@ -25,6 +25,10 @@ func (s *Site) Index(r *Request) protocol.SiteIndex {
 	if s.opts.WebMCP {
 		idx.Extensions = append(idx.Extensions, protocol.ExtensionWebMCP)
 	}
+	if s.opts.GrantsPage != "" {
+		idx.Extensions = append(idx.Extensions, protocol.ExtensionGrants)
+		idx.Grants = &protocol.Grants{Page: s.opts.GrantsPage, Standing: s.opts.StandingActions, Scopes: s.scopes()}
+	}
 	for _, p := range s.pages {
 		ir := protocol.IndexRoute{Route: p.route, Description: p.opts.Description,
 			Actions: make([]protocol.ActionSummary, 0, len(p.actions))}
@@ -57,4 +61,20 @@ func (s *Site) serveIndex(w http.ResponseWriter, hr *http.Request) {
 		return
 	}
 	writeDocument(w, hr, http.StatusOK, b)
+}
+
+// scopes are the names of the site's actions, once each, in the order of
+// their registration.
+func (s *Site) scopes() []string {
+	out := []string{}
+	seen := map[string]bool{}
+	for _, p := range s.pages {
+		for _, a := range p.actions {
+			if !seen[a.meta.Name] {
+				seen[a.meta.Name] = true
+				out = append(out, a.meta.Name)
+			}
+		}
+	}
+	return out
 }

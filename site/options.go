@@ -23,6 +23,13 @@ type Options struct {
 	// Auth reports who made each request. When nil, no bearer token is
 	// accepted and any cookie makes a request cookie-authenticated.
 	Auth Authenticator
+	// GrantsPage, when set, is where a person grants a credential some
+	// actions only, and approves some calls in advance (Caller.Scopes,
+	// Standing): the site index lists the scopes (the actions' names) and
+	// this page (protocol.SiteIndex.Grants). StandingActions names the
+	// actions a person can approve in advance there.
+	GrantsPage      string
+	StandingActions []string
 	// Standing, when set, lets a call that needs the person's approval
 	// run on an approval they gave in advance, a grant of the caller's
 	// credential (see [StandingApprovals]).

@@ -148,6 +148,7 @@ func typeScript(d docs) ([]byte, error) {
 		reflect.TypeFor[protocol.Issue](),
 		reflect.TypeFor[protocol.Repeat](),
 		reflect.TypeFor[protocol.SiteIndex](),
+		reflect.TypeFor[protocol.Grants](),
 		reflect.TypeFor[protocol.IndexRoute](),
 	} {
 		if err := tsInterface(&b, d, t); err != nil {
