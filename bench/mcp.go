@@ -23,7 +23,7 @@ func mcpServer(e *Env) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "heavyweight-supply", Version: "0"}, nil)
 	mcp.AddTool(s, &mcp.Tool{Name: "addToCart", Description: "Put one colour and size of a product in the cart"},
 		func(ctx context.Context, req *mcp.CallToolRequest, in shop.AddToCart) (*mcp.CallToolResult, shop.CartLine, error) {
-			user, _, err := e.store.TokenUser(ctx, e.token)
+			user, _, err := e.store.TokenUser(ctx, e.token, "")
 			if err != nil {
 				return nil, shop.CartLine{}, err
 			}

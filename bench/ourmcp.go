@@ -131,7 +131,7 @@ func bareSameWork(e *Env) *mcp.Server {
 	mcp.AddTool(s, &mcp.Tool{Name: "addToCart", Description: "Put one colour and size of a product in the cart"},
 		func(ctx context.Context, req *mcp.CallToolRequest, in args) (*mcp.CallToolResult, protocol.Delta, error) {
 			tok, _ := strings.CutPrefix(req.Extra.Header.Get("Authorization"), "Bearer ")
-			user, _, err := e.store.TokenUser(ctx, tok)
+			user, _, err := e.store.TokenUser(ctx, tok, "")
 			if err != nil {
 				return nil, protocol.Delta{}, err
 			}

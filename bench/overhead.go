@@ -146,7 +146,7 @@ func plainCallHandler(e *Env, inputSchema json.RawMessage, pageReads bool) (http
 	mux.HandleFunc("POST /products/{slug}", func(w http.ResponseWriter, r *http.Request) {
 		ctx := r.Context()
 		tok, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		user, _, err := e.store.TokenUser(ctx, tok)
+		user, _, err := e.store.TokenUser(ctx, tok, "")
 		if err != nil {
 			http.Error(w, "unauthorized", http.StatusUnauthorized)
 			return

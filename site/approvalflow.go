@@ -20,13 +20,6 @@ func (c *call) checkApproval(summary string) *Error {
 	store := c.site.opts.Approvals
 	account := c.r.Caller.account()
 	input := inputDigest(c.value)
-	if c.approvalID == "" && c.site.opts.Standing != nil {
-		basis := c.basis()
-		if c.site.opts.Standing.Covers(c.r, c.act.meta.Name, c.in, summary, basis) {
-			c.r.approved = &approvedCall{basis: basis, standing: true}
-			return nil // the person approved calls like this one in advance
-		}
-	}
 	if c.approvalID == "" || !c.confirm {
 		return c.askApproval(summary, "")
 	}
@@ -67,6 +60,36 @@ func (c *call) checkApproval(summary string) *Error {
 	}
 	c.r.approved = &approvedCall{basis: a.Basis}
 	return nil
+}
+
+// coveredInAdvance asks the site's StandingApprovals whether the person
+// approved this call in advance, and marks the call so when they did.
+func (c *call) coveredInAdvance() bool {
+	if c.site.opts.Standing == nil {
+		return false
+	}
+	summary, basis := c.summary(), c.basis()
+	if c.page.checkFault(c.r, c.before) != nil || !c.site.opts.Standing.Covers(c.r, c.act.meta.Name, c.in, summary, basis) {
+		return false
+	}
+	c.r.approved = &approvedCall{basis: basis, standing: true}
+	return true
+}
+
+// outsideGrant answers a call that ran on a standing approval and whose
+// action found, where it writes, that it is beyond the grant: nothing
+// ran, and the person is asked, on the approval page for an action with
+// approval.
+func (c *call) outsideGrant() *Error {
+	const why = "That is beyond what the person allowed in advance, so nothing ran."
+	c.r.approved = nil
+	text := c.summary()
+	if c.act.summary.Approval {
+		return c.askApproval(text, why)
+	}
+	e := newError(protocol.CodeConfirmRequired, why+" "+text)
+	e.basis = c.basis()
+	return e
 }
 
 // askApproval issues a new pending approval for this call and answers

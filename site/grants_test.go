@@ -113,7 +113,7 @@ func TestStanding_WithinTheGrantRunsBeyondItAsks(t *testing.T) {
 	// Within the order amount, over the day's: the action finds it where
 	// it writes, nothing is written, the person is asked.
 	w = scoped.Call("/shop", "placeOrder", map[string]any{"total": 30})
-	if w.ErrorCode() != "confirm_required" || w.Delta().ApprovalURL == "" || !strings.Contains(w.Delta().Error.Message, "beyond what you allowed") {
+	if w.ErrorCode() != "confirm_required" || w.Delta().ApprovalURL == "" || !strings.Contains(w.Delta().Error.Message, "beyond what the person allowed") {
 		t.Errorf("over the day's limit: %s", w.Body)
 	}
 	if *spent != 60 {

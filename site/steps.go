@@ -223,6 +223,9 @@ func (c *call) requireConfirmation() *Error {
 		return nil
 	}
 	person := c.personPresent()
+	if !person && !c.confirm && c.approvalID == "" && c.coveredInAdvance() {
+		return nil // the person approved calls like this one in advance
+	}
 	needsApproval := c.act.summary.Approval && !person
 	if c.confirm && !needsApproval {
 		if c.confirmedBasis != "" {
@@ -290,8 +293,7 @@ func (c *call) run() (*outcome, *Error) {
 			return nil, c.approvalChanged()
 		}
 		if errors.Is(err, ErrOutsideGrant) && c.r.Standing() {
-			c.r.approved = nil
-			return nil, c.askApproval(c.summary(), "That is beyond what you allowed in advance, so nothing ran.")
+			return nil, c.outsideGrant()
 		}
 		if e := handlerError(err); e != nil {
 			return nil, e

@@ -253,6 +253,36 @@ type Token struct {
 	ID        int64     `json:"id"`
 	Label     string    `json:"label"`
 	CreatedAt time.Time `json:"createdAt"`
+	// Grant is what the token may do.
+	Grant Grant `json:"grant"`
+	// LastUsed is when the token was last used (to the minute), and
+	// LastAgent the agent that used it, as its User-Agent named it.
+	LastUsed  time.Time `json:"lastUsed,omitzero"`
+	LastAgent string    `json:"lastAgent,omitempty"`
+}
+
+// tokenColumns are the columns scanToken reads.
+const tokenColumns = `t.id, t.label, t.created_at, t.scopes, t.expires_at, t.order_limit, t.day_limit, t.last_used_at, t.last_agent`
+
+// scanToken reads a token's columns.
+func scanToken(scan func(...any) error, more ...any) (Token, error) {
+	var t Token
+	var created int64
+	var scopes sql.NullString
+	var expires, used sql.NullInt64
+	err := scan(append([]any{&t.ID, &t.Label, &created, &scopes, &expires, &t.Grant.OrderLimit, &t.Grant.DayLimit, &used, &t.LastAgent}, more...)...)
+	if err != nil {
+		return t, err
+	}
+	t.CreatedAt = time.Unix(created, 0).UTC()
+	t.Grant.Actions = scopesOf(scopes)
+	if expires.Valid {
+		t.Grant.Expires = time.Unix(expires.Int64, 0).UTC()
+	}
+	if used.Valid {
+		t.LastUsed = time.Unix(used.Int64, 0).UTC()
+	}
+	return t, nil
 }
 
 // CreateToken issues a bearer token for the user and returns it; only its
@@ -292,39 +322,48 @@ func (s *Store) NewStartToken(ctx context.Context, userID int64) (string, error)
 	return plain, nil
 }
 
-// TokenUser returns the user and the token (its id and label) of a live
-// bearer token.
-func (s *Store) TokenUser(ctx context.Context, plain string) (*User, Token, error) {
+// TokenUser returns the user and the token of a live bearer token: not
+// revoked, not expired. agent is the User-Agent of the request, recorded
+// as the token's last use (at most once a minute).
+func (s *Store) TokenUser(ctx context.Context, plain, agent string) (*User, Token, error) {
 	var u User
-	var t Token
-	var at int64
-	err := s.db.QueryRowContext(ctx, `SELECT t.id, t.label, t.created_at, u.id, u.email, u.name FROM tokens t JOIN users u ON u.id = t.user_id
-		WHERE t.hash = ? AND t.revoked_at IS NULL`, hashSecret(plain)).Scan(&t.ID, &t.Label, &at, &u.ID, &u.Email, &u.Name)
+	t, err := scanToken(s.db.QueryRowContext(ctx, `SELECT `+tokenColumns+`, u.id, u.email, u.name FROM tokens t JOIN users u ON u.id = t.user_id
+		WHERE t.hash = ? AND t.revoked_at IS NULL`, hashSecret(plain)).Scan, &u.ID, &u.Email, &u.Name)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, Token{}, ErrNotFound
 	}
 	if err != nil {
 		return nil, Token{}, fmt.Errorf("reading token: %w", err)
 	}
-	t.CreatedAt = time.Unix(at, 0).UTC()
+	now := s.now()
+	if !t.Grant.Expires.IsZero() && !now.Before(t.Grant.Expires) {
+		return nil, Token{}, ErrNotFound
+	}
+	if len(agent) > 80 {
+		agent = agent[:80]
+	}
+	if now.Sub(t.LastUsed) >= time.Minute || t.LastAgent != agent {
+		if _, err := s.db.ExecContext(ctx, `UPDATE tokens SET last_used_at = ?, last_agent = ? WHERE id = ?`, now.Unix(), agent, t.ID); err != nil {
+			return nil, Token{}, fmt.Errorf("recording the token's use: %w", err)
+		}
+		t.LastUsed, t.LastAgent = now.UTC(), agent
+	}
 	return &u, t, nil
 }
 
-// Tokens lists the user's live tokens.
+// Tokens lists the user's live tokens, with their grants and last use.
 func (s *Store) Tokens(ctx context.Context, userID int64) ([]Token, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT id, label, created_at FROM tokens WHERE user_id = ? AND revoked_at IS NULL ORDER BY id`, userID)
+	rows, err := s.db.QueryContext(ctx, `SELECT `+tokenColumns+` FROM tokens t WHERE t.user_id = ? AND t.revoked_at IS NULL ORDER BY t.id`, userID)
 	if err != nil {
 		return nil, fmt.Errorf("listing tokens: %w", err)
 	}
 	defer rows.Close()
 	out := []Token{}
 	for rows.Next() {
-		var t Token
-		var at int64
-		if err := rows.Scan(&t.ID, &t.Label, &at); err != nil {
+		t, err := scanToken(rows.Scan)
+		if err != nil {
 			return nil, err
 		}
-		t.CreatedAt = time.Unix(at, 0).UTC()
 		out = append(out, t)
 	}
 	return out, rows.Err()

@@ -112,6 +112,9 @@ func New(store *Store, opts Options) *App {
 		Observer:  opts.Observer,
 		// Agents in the person's browser see the actions as WebMCP tools.
 		WebMCP: true,
+		// A person grants a token some actions, and orders in advance, on
+		// the account page (grants.go).
+		GrantsPage: "/account", StandingActions: []string{"placeOrder"}, Standing: a,
 	})
 	a.register()
 	// Agents in MCP hosts reach the same actions at /mcp.
@@ -243,6 +246,8 @@ func page(name string) *template.Template {
 
 var funcs = template.FuncMap{
 	"money": func(m Money) string { return m.String() },
+	// grantActions are the actions a token can be granted (grants.go).
+	"grantActions": func() []string { return grantActions },
 	"add":   func(a, b int) int { return a + b },
 	// imageColour is the colour a product page's picture shows.
 	"imageColour": imageColour,

@@ -24,6 +24,7 @@ type shopper struct {
 	User      *User  // nil for a guest
 	Session   string // the session cookie's value, when signed in by cookie
 	GuestHash string // the hash of the guest cart cookie, when there is one
+	Token     *Token // the bearer token, with its grant, when called with one
 }
 
 func (sh *shopper) owner() CartOwner {
@@ -47,14 +48,15 @@ func shopperOf(r *site.Request) *shopper {
 func (a *App) authenticate(r *http.Request) (site.Caller, error) {
 	ctx := r.Context()
 	if tok, ok := site.BearerToken(r); ok {
-		u, t, err := a.store.TokenUser(ctx, tok)
+		u, t, err := a.store.TokenUser(ctx, tok, r.UserAgent())
 		if errors.Is(err, ErrNotFound) {
 			return site.Caller{}, site.ErrBadToken
 		}
 		if err != nil {
 			return site.Caller{}, err
 		}
-		return site.Caller{ID: "tok:" + itoa(t.ID), Account: "user:" + itoa(u.ID), Mode: protocol.AuthBearer, SignedIn: true, User: &shopper{User: u},
+		return site.Caller{ID: "tok:" + itoa(t.ID), Account: "user:" + itoa(u.ID), Mode: protocol.AuthBearer, SignedIn: true,
+			User: &shopper{User: u, Token: &t}, Scopes: t.Grant.Actions,
 			Label: "the agent with your token “" + t.Label + "”"}, nil
 	}
 	sh := &shopper{}

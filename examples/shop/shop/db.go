@@ -106,6 +106,15 @@ var addedColumns = []struct{ table, column, decl string }{
 	{"approvals", "basis", "TEXT NOT NULL DEFAULT ''"},
 	{"approvals", "credential", "TEXT NOT NULL DEFAULT ''"},
 	{"approvals", "agent", "TEXT NOT NULL DEFAULT ''"},
+	// A token's grant (grants.go): its actions (NULL: every one), its end,
+	// its standing approval of orders, and its last use.
+	{"tokens", "scopes", "TEXT"},
+	{"tokens", "expires_at", "BIGINT"},
+	{"tokens", "order_limit", "BIGINT NOT NULL DEFAULT 0"},
+	{"tokens", "day_limit", "BIGINT NOT NULL DEFAULT 0"},
+	{"tokens", "last_used_at", "BIGINT"},
+	{"tokens", "last_agent", "TEXT NOT NULL DEFAULT ''"},
+	{"orders", "token_id", "BIGINT"},
 }
 
 // addColumns adds the columns an older database lacks. Both databases

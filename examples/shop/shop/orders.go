@@ -41,6 +41,15 @@ func (o *Order) Cancellable() bool { return o.Status == "placed" }
 // back and is returned as it is (placeOrder checks there that the cart is
 // the one the person approved).
 func (s *Store) PlaceOrder(ctx context.Context, userID int64, to *Delivery, check func(Cart) error) (int64, error) {
+	return s.PlaceOrderWithGrant(ctx, userID, nil, to, check)
+}
+
+// PlaceOrderWithGrant is PlaceOrder for a token's standing approval (nil:
+// none): inside the order's transaction, under the cart's lock, the order
+// is held to the grant's amount per order and per day, and written with
+// its token; beyond them it is site.ErrOutsideGrant and nothing is
+// written.
+func (s *Store) PlaceOrderWithGrant(ctx context.Context, userID int64, g *OrderGrant, to *Delivery, check func(Cart) error) (int64, error) {
 	var orderID int64
 	err := s.tx(ctx, func(tx *Tx) error {
 		owner := CartOwner{UserID: userID}
@@ -61,6 +70,13 @@ func (s *Store) PlaceOrder(ctx context.Context, userID int64, to *Delivery, chec
 				return err
 			}
 		}
+		var tokenID any
+		if g != nil {
+			if err := s.checkGrant(ctx, tx, g, c.Total.Amount); err != nil {
+				return err
+			}
+			tokenID = g.TokenID
+		}
 		for _, l := range c.Lines {
 			res, err := tx.ExecContext(ctx, `UPDATE skus SET stock = stock - ? WHERE sku = ? AND stock >= ?`, l.Qty, l.SKU, l.Qty)
 			if err != nil {
@@ -70,8 +86,8 @@ func (s *Store) PlaceOrder(ctx context.Context, userID int64, to *Delivery, chec
 				return unavailable("%s %s (%s, %s) sold out in the meantime: change your cart and try again", l.Product, l.SKU, l.Colour, l.Size)
 			}
 		}
-		if err := tx.QueryRowContext(ctx, `INSERT INTO orders (user_id, status, total, currency, created_at) VALUES (?, 'placed', ?, ?, ?) RETURNING id`,
-			userID, c.Total.Amount, c.Total.Currency, s.now().Unix()).Scan(&orderID); err != nil {
+		if err := tx.QueryRowContext(ctx, `INSERT INTO orders (user_id, status, total, currency, created_at, token_id) VALUES (?, 'placed', ?, ?, ?, ?) RETURNING id`,
+			userID, c.Total.Amount, c.Total.Currency, s.now().Unix(), tokenID).Scan(&orderID); err != nil {
 			return err
 		}
 		for _, l := range c.Lines {

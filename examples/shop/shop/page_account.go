@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"mime"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -136,15 +137,47 @@ func (a *App) startSession(r *site.Request, u *User) error {
 // CreateToken is the input of createToken.
 type CreateToken struct {
 	Label string `json:"label,omitempty" description:"a name to recognise the token by" maxLength:"40"`
+	// What the token may do (grants.go). Without actions, it may do
+	// everything the person may.
+	Actions []string `json:"actions,omitempty" title:"Only these actions" description:"addToCart, setQuantity, removeFromCart, placeOrder or cancelOrder; all when none is chosen"`
+	Days    int      `json:"days,omitempty" title:"Expires after (days)" description:"the token stops working after this many days; never when empty" minimum:"1" maximum:"365"`
+	// The standing approval of orders, in whole euros.
+	OrderLimit int `json:"orderLimit,omitempty" title:"Orders approved in advance, up to (EUR each)" description:"orders up to this amount, to your saved address, run without asking you; 0 asks every time" minimum:"0" maximum:"1000"`
+	DayLimit   int `json:"dayLimit,omitempty" title:"and up to (EUR a day)" description:"what such orders may total in a day" minimum:"0" maximum:"5000"`
 }
 
-// Validate refuses a label with control characters: it is shown to the
-// person when they revoke the token.
+// Validate refuses a label with control characters (it is shown to the
+// person when they revoke the token), an action the store does not offer
+// to tokens, and a daily limit below the order limit.
 func (in CreateToken) Validate() error {
 	if site.HasUnsafeText(in.Label) {
 		return site.Invalid("/label", "must not contain control characters")
 	}
+	for i, a := range in.Actions {
+		if !slices.Contains(grantActions, a) {
+			return site.Invalid("/actions/"+itoa(int64(i)), "must be one of "+strings.Join(grantActions, ", "))
+		}
+	}
+	if in.OrderLimit > 0 && in.DayLimit < in.OrderLimit {
+		return site.Invalid("/dayLimit", "must be at least the amount of one order")
+	}
 	return nil
+}
+
+// grant is the token's grant the person chose.
+func (in CreateToken) grant(now time.Time) Grant {
+	var g Grant
+	if len(in.Actions) > 0 {
+		g.Actions = in.Actions
+		if in.OrderLimit > 0 && !slices.Contains(g.Actions, "placeOrder") {
+			g.Actions = append(g.Actions, "placeOrder") // approving orders grants ordering
+		}
+	}
+	if in.Days > 0 {
+		g.Expires = now.Add(time.Duration(in.Days) * 24 * time.Hour)
+	}
+	g.OrderLimit, g.DayLimit = int64(in.OrderLimit)*100, int64(in.DayLimit)*100
+	return g
 }
 
 // NewToken is createToken's output: the token, shown only this once.
@@ -250,7 +283,7 @@ func (a *App) createToken(r *site.Request, in CreateToken) (site.Result[NewToken
 	if label == "" {
 		label = "token " + time.Now().UTC().Format("2006-01-02 15:04")
 	}
-	tok, err := a.store.CreateToken(r.Context(), sh.User.ID, label)
+	tok, err := a.store.CreateGrantedToken(r.Context(), sh.User.ID, label, in.grant(time.Now()))
 	if err != nil {
 		return site.Result[NewToken]{}, err
 	}

@@ -171,12 +171,16 @@ func (a *App) placeOrder(r *site.Request, in PlaceOrder) (site.Result[OrderPlace
 	// transaction, under the cart's lock, and only if it is the cart (and
 	// the address) the person approved.
 	var c Cart
-	id, err := a.store.PlaceOrder(ctx, sh.User.ID, &Delivery{Address: *to, Save: in.SaveAddress && in.Address != nil},
+	var grant *OrderGrant
+	if r.Standing() && sh.Token != nil {
+		grant = &OrderGrant{TokenID: sh.Token.ID, Grant: sh.Token.Grant}
+	}
+	id, err := a.store.PlaceOrderWithGrant(ctx, sh.User.ID, grant, &Delivery{Address: *to, Save: in.SaveAddress && in.Address != nil},
 		func(locked Cart) error {
 			c = locked
 			return r.CheckApproved(orderBasis(locked, in.basisAddress(to)))
 		})
-	if errors.Is(err, site.ErrApprovalChanged) {
+	if errors.Is(err, site.ErrApprovalChanged) || errors.Is(err, site.ErrOutsideGrant) {
 		return site.Result[OrderPlaced]{}, err
 	}
 	if err != nil {

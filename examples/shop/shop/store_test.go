@@ -66,7 +66,7 @@ func TestStore_OnEveryDatabase(t *testing.T) {
 			t.Fatalf("session: %v", err)
 		}
 		tok, _ := s.CreateToken(ctx, id, "agent")
-		if u, _, err := s.TokenUser(ctx, tok); err != nil || u.ID != id {
+		if u, _, err := s.TokenUser(ctx, tok, ""); err != nil || u.ID != id {
 			t.Fatalf("token: %v", err)
 		}
 		// A guest's cart is merged at sign-in, capped by the stock.
@@ -182,11 +182,11 @@ func TestStore_OneStartToken(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, _, err := s.TokenUser(ctx, first); !errors.Is(err, shop.ErrNotFound) {
+		if _, _, err := s.TokenUser(ctx, first, ""); !errors.Is(err, shop.ErrNotFound) {
 			t.Errorf("the first start's token still works: %v", err)
 		}
 		for _, tok := range []string{second, own} {
-			if _, _, err := s.TokenUser(ctx, tok); err != nil {
+			if _, _, err := s.TokenUser(ctx, tok, ""); err != nil {
 				t.Errorf("a live token was revoked: %v", err)
 			}
 		}
