@@ -248,7 +248,7 @@ var funcs = template.FuncMap{
 	"money": func(m Money) string { return m.String() },
 	// grantActions are the actions a token can be granted (grants.go).
 	"grantActions": func() []string { return grantActions },
-	"add":   func(a, b int) int { return a + b },
+	"add":          func(a, b int) int { return a + b },
 	// imageColour is the colour a product page's picture shows.
 	"imageColour": imageColour,
 	// checkoutBasis makes the checkout's button the confirmation of the
