@@ -62,6 +62,7 @@ func main() {
 		{"overhead", overhead},
 		{"observability", observability},
 		{"throughput", throughput},
+		{"agents", signedCall},
 		{"mcp", mcpCompare},
 		{"tokens", tokens},
 		{"cluster", clusterThroughput},

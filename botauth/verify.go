@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -51,7 +52,8 @@ type Key struct {
 // the JWK thumbprint of a key the site knows (Keys) or that the agent's
 // directory lists (Directories).
 type Verifier struct {
-	// Keys are keys configured on the site, by any name.
+	// Keys are keys configured on the site, by any name. They are read
+	// once, at the first Verify.
 	Keys []Key
 	// Directories fetches the key directories agents name, when set.
 	Directories *DirectoryFetcher
@@ -62,6 +64,20 @@ type Verifier struct {
 	MaxValidity time.Duration
 	// Now is the clock. Default: time.Now.
 	Now func() time.Time
+
+	once sync.Once
+	byID map[string]Key // Keys by thumbprint: Keys must not change after the first Verify
+}
+
+// known returns the configured keys by thumbprint, computed once.
+func (v *Verifier) known() map[string]Key {
+	v.once.Do(func() {
+		v.byID = make(map[string]Key, len(v.Keys))
+		for _, k := range v.Keys {
+			v.byID[Thumbprint(k.Public)] = k
+		}
+	})
+	return v.byID
 }
 
 // Verify verifies the request's Web Bot Auth signature. A request without
@@ -190,10 +206,8 @@ func (v *Verifier) checkParams(m *member) error {
 // key finds the key of keyid: among the configured keys, else in the
 // agent's directory.
 func (v *Verifier) key(ctx context.Context, keyid, directory string) (Agent, ed25519.PublicKey, error) {
-	for _, k := range v.Keys {
-		if Thumbprint(k.Public) == keyid {
-			return Agent{KeyID: keyid, Name: k.Name}, k.Public, nil
-		}
+	if k, ok := v.known()[keyid]; ok {
+		return Agent{KeyID: keyid, Name: k.Name}, k.Public, nil
 	}
 	if directory == "" || v.Directories == nil {
 		return Agent{}, nil, invalid("the key %s is not known here", keyid)

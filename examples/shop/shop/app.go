@@ -67,6 +67,9 @@ type Options struct {
 	// Observer is told about every call and graph read (see
 	// NewTelemetry).
 	Observer site.Observer
+	// Agents verifies agents' signatures (Web Bot Auth, package botauth);
+	// nil serves signed requests as unsigned ones.
+	Agents site.AgentVerifier
 	// Idempotency keeps the calls' Idempotency-Keys. Default: the store's
 	// database (Store.IdempotencyKeys), where actions commit them.
 	Idempotency idempotency.Store
@@ -110,6 +113,7 @@ func New(store *Store, opts Options) *App {
 		Approvals: store.Approvals(),
 		SignInURL: "/login",
 		Observer:  opts.Observer,
+		Agents:    opts.Agents,
 		// Agents in the person's browser see the actions as WebMCP tools.
 		WebMCP: true,
 		// A person grants a token some actions, and orders in advance, on
