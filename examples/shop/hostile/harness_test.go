@@ -60,6 +60,11 @@ func newEnv(t *testing.T, limited bool) *env {
 	if limited {
 		opts.DefaultLimit = ratelimit.Limit{Rate: 30, Per: time.Hour, Burst: 30}
 	}
+	return newEnvWith(t, opts)
+}
+
+// newEnvWith is newEnv on a store with options of the test's.
+func newEnvWith(t *testing.T, opts shop.Options) *env {
 	s := shoptest.StartWith(t, opts)
 	e := &env{t: t, shop: s, actors: map[string]actor{},
 		http: &http.Client{Timeout: 20 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
