@@ -2,16 +2,21 @@ package shop_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/affordances-go/affordances/examples/shop/shop"
 	"github.com/affordances-go/affordances/examples/shop/shoptest"
+	"github.com/affordances-go/affordances/protocol"
 	"github.com/affordances-go/affordances/site"
 	"github.com/affordances-go/affordances/site/sitetest"
 )
@@ -188,4 +193,52 @@ func TestGrants_TheDaysLimitHoldsUnderConcurrentOrders(t *testing.T) {
 		}
 		t.Logf("%d orders totalling %.2f, %d refused by the grant", len(orders), float64(spent)/100, refused)
 	})
+}
+
+// Through /mcp, a scoped token gets the same refusal, and a standing
+// approval places the order with no elicitation.
+func TestGrants_ThroughMCP(t *testing.T) {
+	s := shoptest.StartWith(t, shop.Options{})
+	demo, _ := s.Store.UserByEmail(context.Background(), shop.DemoEmail)
+	tok, err := s.Store.CreateGrantedToken(context.Background(), demo, "mcp", shop.Grant{Actions: []string{"addToCart", "placeOrder"},
+		OrderLimit: 5000, DayLimit: 5000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	elicited := 0
+	client := sdk.NewClient(&sdk.Implementation{Name: "test host", Version: "0"}, &sdk.ClientOptions{
+		ElicitationHandler: func(context.Context, *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+			elicited++
+			return &sdk.ElicitResult{Action: "decline"}, nil
+		}})
+	cs, err := client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: s.URL + "/mcp",
+		HTTPClient: &http.Client{Transport: bearerTransport{tok}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	call := func(name string, args map[string]any) (string, string) {
+		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: name, Arguments: args})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		text := res.Content[0].(*sdk.TextContent).Text
+		if !res.IsError {
+			return "ok", text
+		}
+		var d protocol.Delta
+		b, _ := json.Marshal(res.StructuredContent)
+		json.Unmarshal(b, &d)
+		return string(d.Error.Code), text
+	}
+	if code, text := call("removeFromCart", map[string]any{"sku": "TEE-BLK-M"}); code != "unauthorized" || !strings.Contains(text, "scope removeFromCart") {
+		t.Errorf("removeFromCart over MCP: %s %s", code, text)
+	}
+	if code, _ := call("addToCart", map[string]any{"page": tee, "sku": "TEE-BLK-M"}); code != "ok" {
+		t.Fatalf("addToCart: %s", code)
+	}
+	if code, text := call("placeOrder", map[string]any{}); code != "ok" || elicited != 0 {
+		t.Errorf("placeOrder within the grant over MCP: %s, %d elicitations: %s", code, elicited, text)
+	}
 }
