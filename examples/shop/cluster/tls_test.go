@@ -183,6 +183,47 @@ func TestCluster_TLSAtTheProxy(t *testing.T) {
 	if c.Count != 9 || failed.Load() != 0 {
 		t.Errorf("9 concurrent adds: %d in the cart, %d failed", c.Count, failed.Load())
 	}
+	// A token with a standing approval of 60.00 a day, its orders sent at
+	// once to the three instances: the day's limit holds across them.
+	if err := stores[0].SaveAddress(ctx, id, shop.Address{Name: "One", Street: "1 Main Street", Postcode: "10115", City: "Berlin", Country: "DE"}); err != nil {
+		t.Fatal(err)
+	}
+	granted, err := stores[0].CreateGrantedToken(ctx, id, "granted", shop.Grant{Actions: []string{"addToCart", "placeOrder"}, OrderLimit: 10000, DayLimit: 6000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	call(t, srvs[0].URL, tok, "/checkout", `{"action":"placeOrder","confirm":true}`) // the 9 tees above, ordered with the other token
+	var placed atomic.Int64
+	// Four rounds: three adds of a tote (19.00) on the three instances,
+	// then three orders at once, each on another instance than its add.
+	for range 4 {
+		var adds, orders sync.WaitGroup
+		for i := range 3 {
+			adds.Go(func() {
+				call(t, srvs[i].URL, granted, "/products/canvas-tote", `{"action":"addToCart","input":{"sku":"TOTE-NAT-ONESIZE"}}`)
+			})
+		}
+		adds.Wait()
+		for i := range 3 {
+			orders.Go(func() {
+				if code, _, _ := call(t, srvs[(i+1)%3].URL, granted, "/checkout", `{"action":"placeOrder"}`); code == 200 {
+					placed.Add(1)
+				}
+			})
+		}
+		orders.Wait()
+	}
+	toks, _ := stores[0].Tokens(ctx, id)
+	var spent int64
+	for _, tk := range toks {
+		if tk.Label == "granted" {
+			spent, _ = stores[0].SpentToday(ctx, tk.ID)
+		}
+	}
+	figure("grants: 4 rounds of 3 orders of one token at once over 3 instances, on a standing approval of 60.00 a day: %d placed, %.2f spent", placed.Load(), float64(spent)/100)
+	if spent > 6000 || placed.Load() == 0 {
+		t.Errorf("a day's grant of 60.00: %d orders placed, %.2f spent", placed.Load(), float64(spent)/100)
+	}
 	figure("tls: 3 instances started at once on an empty database behind nginx terminating TLS: forms and cookie calls over https work; 8 sign-ups from 8 forwarded addresses, %d refused", refused)
 	if refused != 0 {
 		t.Errorf("%d of 8 sign-ups from 8 addresses refused: the clients share one limit", refused)
