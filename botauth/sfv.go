@@ -290,5 +290,11 @@ func serializeParams(items []string, ps params) string {
 }
 
 func quote(s string) string {
-	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s) + `"`
+	if !strings.ContainsAny(s, `"\`) {
+		return `"` + s + `"`
+	}
+	return `"` + quoteEscapes.Replace(s) + `"`
 }
+
+// quoteEscapes escapes a string's quotes and backslashes.
+var quoteEscapes = strings.NewReplacer(`\`, `\\`, `"`, `\"`)

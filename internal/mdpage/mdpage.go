@@ -167,13 +167,20 @@ func inputWords(raw json.RawMessage) string {
 // its own at the start of a list item or a heading.
 func oneLine(s string) string {
 	s = strings.Join(strings.Fields(s), " ")
-	return strings.NewReplacer("<", "&lt;", ">", "&gt;").Replace(s)
+	return angleEscapes.Replace(s)
 }
 
 func escapeLinkText(s string) string {
-	return strings.NewReplacer("[", `\[`, "]", `\]`).Replace(oneLine(s))
+	return bracketEscapes.Replace(oneLine(s))
 }
 
 func escapeURL(s string) string {
-	return strings.NewReplacer(" ", "%20", "(", "%28", ")", "%29", "<", "%3C", ">", "%3E").Replace(s)
+	return urlEscapes.Replace(s)
 }
+
+// The escapes, built once.
+var (
+	angleEscapes   = strings.NewReplacer("<", "&lt;", ">", "&gt;")
+	bracketEscapes = strings.NewReplacer("[", `\[`, "]", `\]`)
+	urlEscapes     = strings.NewReplacer(" ", "%20", "(", "%28", ")", "%29", "<", "%3C", ">", "%3E")
+)

@@ -136,7 +136,9 @@ func (r leakRules) allowed(at string) bool {
 	return false
 }
 
-func escape(s string) string { return strings.NewReplacer("~", "~0", "/", "~1").Replace(s) }
+func escape(s string) string { return pointerEscapes.Replace(s) }
+
+var pointerEscapes = strings.NewReplacer("~", "~0", "/", "~1")
 
 func clip(s string) string {
 	if r := []rune(s); len(r) > 40 {
