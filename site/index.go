@@ -27,7 +27,11 @@ func (s *Site) Index(r *Request) protocol.SiteIndex {
 	}
 	if s.opts.GrantsPage != "" {
 		idx.Extensions = append(idx.Extensions, protocol.ExtensionGrants)
-		idx.Grants = &protocol.Grants{Page: s.opts.GrantsPage, Standing: s.opts.StandingActions, Scopes: s.scopes()}
+		scopes := s.opts.GrantScopes
+		if scopes == nil {
+			scopes = s.scopes()
+		}
+		idx.Grants = &protocol.Grants{Page: s.opts.GrantsPage, Standing: s.opts.StandingActions, Scopes: scopes}
 	}
 	for _, p := range s.pages {
 		ir := protocol.IndexRoute{Route: p.route, Description: p.opts.Description,

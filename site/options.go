@@ -27,9 +27,11 @@ type Options struct {
 	// actions only, and approves some calls in advance (Caller.Scopes,
 	// Standing): the site index lists the scopes (the actions' names) and
 	// this page (protocol.SiteIndex.Grants). StandingActions names the
-	// actions a person can approve in advance there.
+	// actions a person can approve in advance there; GrantScopes the
+	// actions a credential can be granted (default: every action's name).
 	GrantsPage      string
 	StandingActions []string
+	GrantScopes     []string
 	// Standing, when set, lets a call that needs the person's approval
 	// run on an approval they gave in advance, a grant of the caller's
 	// credential (see [StandingApprovals]).

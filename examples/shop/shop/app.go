@@ -118,7 +118,7 @@ func New(store *Store, opts Options) *App {
 		WebMCP: true,
 		// A person grants a token some actions, and orders in advance, on
 		// the account page (grants.go).
-		GrantsPage: "/account", StandingActions: []string{"placeOrder"}, Standing: a,
+		GrantsPage: "/account", GrantScopes: grantActions, StandingActions: []string{"placeOrder"}, Standing: a,
 	})
 	a.register()
 	// Agents in MCP hosts reach the same actions at /mcp.
