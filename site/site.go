@@ -1,6 +1,7 @@
 package site
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -253,19 +254,25 @@ func (s *Site) authenticate(hr *http.Request) (*Request, *Error) {
 	if MalformedBearer(hr) {
 		return nil, newBadTokenError()
 	}
+	// The agent's signature first: the authenticator may read who signed
+	// (VerifiedAgent), to record it or to bind a token to its agent.
+	agent := ""
+	if s.opts.Agents != nil {
+		var aerr error
+		if agent, aerr = s.opts.Agents.VerifyAgent(hr); aerr != nil {
+			return nil, newError(protocol.CodeUnauthorized, "the request's agent signature is not valid: "+aerr.Error())
+		}
+		if agent != "" {
+			hr = hr.WithContext(context.WithValue(hr.Context(), agentKey{}, agent))
+		}
+	}
 	c, err := s.authenticator().Authenticate(hr)
 	if err == nil {
 		if _, bearer := BearerToken(hr); bearer && c.Mode != protocol.AuthBearer {
 			err = ErrBadToken
 		}
 	}
-	if err == nil && s.opts.Agents != nil {
-		agent, aerr := s.opts.Agents.VerifyAgent(hr)
-		if aerr != nil {
-			return nil, newError(protocol.CodeUnauthorized, "the request's agent signature is not valid: "+aerr.Error())
-		}
-		c.Agent = agent
-	}
+	c.Agent = agent
 	switch {
 	case err == nil:
 		req := withoutAffordancesQuery(hr)
@@ -281,6 +288,16 @@ func (s *Site) authenticate(hr *http.Request) (*Request, *Error) {
 		s.opts.Logger.ErrorContext(hr.Context(), "affordances: authenticator failed", "path", hr.URL.Path, "err", err)
 		return nil, newInternalError()
 	}
+}
+
+type agentKey struct{}
+
+// VerifiedAgent returns the agent whose signature the site verified on the
+// request of ctx (Options.Agents), for an Authenticator that records it or
+// binds a token to it; "" when the request was not signed.
+func VerifiedAgent(ctx context.Context) string {
+	a, _ := ctx.Value(agentKey{}).(string)
+	return a
 }
 
 // writeFailure answers an agent's request that failed with a delta, with

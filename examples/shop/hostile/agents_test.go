@@ -54,8 +54,10 @@ func TestHostile_SignaturesAndGrants(t *testing.T) {
 		"a directory that lies":       serve(func(w http.ResponseWriter, r *http.Request) { w.Write(dirOf(stranger)) }),
 		"a directory of HTML":         serve(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("<html></html>")) }),
 		"a directory that fails":      serve(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(500) }),
-		"a directory that redirects":  serve(func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "http://169.254.169.254/", http.StatusFound) }),
-		"a directory of no keys":      serve(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte(`{"keys":[]}`)) }),
+		"a directory that redirects": serve(func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, "http://169.254.169.254/", http.StatusFound)
+		}),
+		"a directory of no keys": serve(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte(`{"keys":[]}`)) }),
 		"a directory of other kinds": serve(func(w http.ResponseWriter, r *http.Request) {
 			w.Write([]byte(`{"keys":[{"kty":"RSA","n":"x","e":"AQAB"},{"kty":"OKP","crv":"X25519","x":"AAAA"}]}`))
 		}),

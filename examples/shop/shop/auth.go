@@ -48,7 +48,11 @@ func shopperOf(r *site.Request) *shopper {
 func (a *App) authenticate(r *http.Request) (site.Caller, error) {
 	ctx := r.Context()
 	if tok, ok := site.BearerToken(r); ok {
-		u, t, err := a.store.TokenUser(ctx, tok, r.UserAgent())
+		agent := site.VerifiedAgent(ctx) // the verified agent, else what the request says it is
+		if agent == "" {
+			agent = r.UserAgent()
+		}
+		u, t, err := a.store.TokenUser(ctx, tok, agent)
 		if errors.Is(err, ErrNotFound) {
 			return site.Caller{}, site.ErrBadToken
 		}
