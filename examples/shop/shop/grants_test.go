@@ -2,10 +2,12 @@ package shop_test
 
 import (
 	"context"
+	"crypto/ed25519"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -14,6 +16,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/affordances-go/affordances/botauth"
 	"github.com/affordances-go/affordances/examples/shop/shop"
 	"github.com/affordances-go/affordances/examples/shop/shoptest"
 	"github.com/affordances-go/affordances/protocol"
@@ -240,5 +243,33 @@ func TestGrants_ThroughMCP(t *testing.T) {
 	}
 	if code, text := call("placeOrder", map[string]any{}); code != "ok" || elicited != 0 {
 		t.Errorf("placeOrder within the grant over MCP: %s, %d elicitations: %s", code, elicited, text)
+	}
+}
+
+// The account page names the agent that last used a token: the verified
+// agent when the request was signed.
+func TestGrants_TheAgentThatUsedAToken(t *testing.T) {
+	_, key, _ := ed25519.GenerateKey(nil)
+	verifier := &botauth.Verifier{Keys: []botauth.Key{{Name: "shopper-bot", Public: key.Public().(ed25519.PublicKey)}}}
+	s := shoptest.StartWith(t, shop.Options{NoApprovals: true, Agents: verifier})
+	c := grantedAgent(t, s, shop.Grant{})
+	signer := &botauth.Signer{Key: key}
+	r := httptest.NewRequest("POST", s.URL+tee, strings.NewReader(`{"action":"addToCart","input":{"sku":"TEE-BLK-M"}}`))
+	r.Header.Set("Content-Type", protocol.MediaType)
+	r.Header.Set("Authorization", "Bearer "+c.Bearer)
+	if err := signer.Sign(r); err != nil {
+		t.Fatal(err)
+	}
+	w := httptest.NewRecorder()
+	s.App.ServeHTTP(w, r)
+	if w.Code != 200 {
+		t.Fatalf("signed call: %d %s", w.Code, w.Body)
+	}
+	demo, _ := s.Store.UserByEmail(context.Background(), shop.DemoEmail)
+	toks, _ := s.Store.Tokens(context.Background(), demo)
+	for _, tk := range toks {
+		if tk.Label == "granted" && (tk.LastAgent != "shopper-bot" || tk.LastUsed.IsZero()) {
+			t.Errorf("last used %v by %q", tk.LastUsed, tk.LastAgent)
+		}
 	}
 }
