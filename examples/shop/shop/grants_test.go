@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -271,5 +273,35 @@ func TestGrants_TheAgentThatUsedAToken(t *testing.T) {
 		if tk.Label == "granted" && (tk.LastAgent != "shopper-bot" || tk.LastUsed.IsZero()) {
 			t.Errorf("last used %v by %q", tk.LastUsed, tk.LastAgent)
 		}
+	}
+}
+
+// The person revokes a token with one click on the account page: the
+// form's button is the confirmation.
+func TestGrants_RevokeInOneClick(t *testing.T) {
+	s := shoptest.Start(t)
+	agent := grantedAgent(t, s, shop.Grant{})
+	person := sitetest.New(t, s.App)
+	if w := person.PostForm("/login", url.Values{"_action": {"signIn"}, "email": {shop.DemoEmail}, "password": {shop.DemoPassword}}); w.Code != http.StatusSeeOther {
+		t.Fatalf("sign in: %d", w.Code)
+	}
+	page := person.Get("/account").Body.String()
+	demo, _ := s.Store.UserByEmail(context.Background(), shop.DemoEmail)
+	toks, _ := s.Store.Tokens(context.Background(), demo)
+	var id int64
+	for _, tk := range toks {
+		if tk.Label == "granted" {
+			id = tk.ID
+		}
+	}
+	if !strings.Contains(page, `name="_confirm" value="true"`) || !strings.Contains(page, "everything you can do") {
+		t.Fatalf("the account page's token list:\n%s", page)
+	}
+	w := person.PostForm("/account", url.Values{"_action": {"revokeToken"}, "_confirm": {"true"}, "id": {strconv.FormatInt(id, 10)}})
+	if w.Code != http.StatusSeeOther {
+		t.Fatalf("one click: %d %s", w.Code, w.Body)
+	}
+	if w := agent.Call(tee, "addToCart", map[string]any{"sku": "TEE-BLK-M"}); w.Code != 401 {
+		t.Errorf("the revoked token still works: %d", w.Code)
 	}
 }
