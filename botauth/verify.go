@@ -274,6 +274,3 @@ func contains(items []string, name string) bool {
 	}
 	return false
 }
-
-// ErrDirectory is the failure of a key directory fetch.
-var ErrDirectory = errors.New("botauth: the key directory could not be read")
