@@ -5,7 +5,7 @@
 //
 //	go run ./bench              # every measurement, full counts
 //	go run ./bench -smoke       # every measurement once, tiny counts (CI)
-//	go run ./bench -only mcp    # one group: overhead, observability, throughput, mcp, tokens, cluster
+//	go run ./bench -only mcp    # one group: overhead, observability, throughput, agents, mcp, tokens, cluster
 //
 // docs/benchmarks.md explains each row and records a run.
 package main
@@ -34,7 +34,7 @@ type Row struct {
 
 func main() {
 	smoke := flag.Bool("smoke", false, "run every measurement once on tiny counts; assert nothing")
-	only := flag.String("only", "", "run one group: overhead, observability, throughput, mcp, tokens, cluster")
+	only := flag.String("only", "", "run one group: overhead, observability, throughput, agents, mcp, tokens, cluster")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the run to this file")
 	flag.Parse()
 	if *cpuprofile != "" {
