@@ -9,12 +9,10 @@ import (
 	"html/template"
 	"log/slog"
 	"net/http"
-	"os"
-	"regexp"
-	"strings"
 	"testing"
 	"time"
 
+	"github.com/affordances-go/affordances/internal/doccheck"
 	"github.com/affordances-go/affordances/protocol"
 	"github.com/affordances-go/affordances/site"
 	"github.com/affordances-go/affordances/site/ratelimit"
@@ -245,37 +243,6 @@ func TestWrapAndHandWrittenForm(t *testing.T) {
 // TestServerGuide_GoBlocksAreCompiledCode fails when a Go block of
 // server.md is not, line for line, in this file or in the todo example.
 func TestServerGuide_GoBlocksAreCompiledCode(t *testing.T) {
-	guide := read(t, "server.md")
-	var code strings.Builder
-	for _, f := range []string{"server_test.go", "chi_test.go", "../examples/todo/main.go", "../examples/todo/page.html", "../examples/todo/main_test.go"} {
-		code.WriteString(normalize(read(t, f)))
-	}
-	blocks := regexp.MustCompile("(?s)```(go|html)\n(.*?)```").FindAllStringSubmatch(guide, -1)
-	if len(blocks) < 5 {
-		t.Fatalf("found %d code blocks in server.md", len(blocks))
-	}
-	for _, b := range blocks {
-		if !strings.Contains(code.String(), normalize(b[2])) {
-			t.Errorf("this block of server.md is not in the compiled code:\n%s", b[2])
-		}
-	}
-}
-
-func read(t *testing.T, name string) string {
-	t.Helper()
-	b, err := os.ReadFile(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
-
-// normalize drops indentation, so that a fragment shown at the top level
-// of the guide matches the same lines inside a function.
-func normalize(s string) string {
-	lines := strings.Split(s, "\n")
-	for i, l := range lines {
-		lines[i] = strings.TrimSpace(l)
-	}
-	return strings.Join(lines, "\n")
+	doccheck.BlocksAreIn(t, "server.md", []string{"go", "html"}, 5,
+		"server_test.go", "chi_test.go", "../examples/todo/main.go", "../examples/todo/page.html", "../examples/todo/main_test.go")
 }

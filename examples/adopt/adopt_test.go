@@ -2,14 +2,12 @@ package main
 
 import (
 	"net/http"
-	"os"
-	"regexp"
-	"strings"
 	"testing"
 
 	"github.com/gorilla/mux"
 
 	"github.com/affordances-go/affordances/examples/adopt/dials"
+	"github.com/affordances-go/affordances/internal/doccheck"
 	"github.com/affordances-go/affordances/protocol"
 	"github.com/affordances-go/affordances/site"
 	"github.com/affordances-go/affordances/site/sitetest"
@@ -113,37 +111,6 @@ func TestSnippets_MiddlewareInFront(t *testing.T) {
 // TestGuide_GoBlocksAreCompiledCode fails when a Go block of
 // docs/adopt.md is not, line for line, in the example's code.
 func TestGuide_GoBlocksAreCompiledCode(t *testing.T) {
-	guide := read(t, "../../docs/adopt.md")
-	var code strings.Builder
-	for _, f := range []string{"adopt_test.go", "main.go", "agents/agents.go", "agents/agents_test.go", "dials/app.go", "dials/session.go", "dials/store.go"} {
-		code.WriteString(normalize(read(t, f)))
-	}
-	blocks := regexp.MustCompile("(?s)```go\n(.*?)```").FindAllStringSubmatch(guide, -1)
-	if len(blocks) < 6 {
-		t.Fatalf("found %d Go blocks in adopt.md", len(blocks))
-	}
-	for _, b := range blocks {
-		if !strings.Contains(code.String(), normalize(b[1])) {
-			t.Errorf("this block of adopt.md is not in the compiled code:\n%s", b[1])
-		}
-	}
-}
-
-func read(t *testing.T, name string) string {
-	t.Helper()
-	b, err := os.ReadFile(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
-
-// normalize drops indentation, so that a fragment shown at the top level
-// matches the same lines inside a function.
-func normalize(s string) string {
-	lines := strings.Split(s, "\n")
-	for i, l := range lines {
-		lines[i] = strings.TrimSpace(l)
-	}
-	return strings.Join(lines, "\n")
+	doccheck.BlocksAreIn(t, "../../docs/adopt.md", []string{"go"}, 6,
+		"adopt_test.go", "main.go", "agents/agents.go", "agents/agents_test.go", "dials/app.go", "dials/session.go", "dials/store.go")
 }

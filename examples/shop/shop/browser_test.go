@@ -30,9 +30,10 @@ func chromium(t *testing.T) string {
 	return ""
 }
 
-// browser starts a headless Chromium for the test, with its own profile,
-// and returns its context, bounded by timeout; it stops with the test.
-func browser(t *testing.T, timeout time.Duration) context.Context {
+// browser starts a headless Chromium for the test, with its own profile
+// and any extra options, and returns its context, bounded by timeout; it
+// stops with the test.
+func browser(t *testing.T, timeout time.Duration, extra ...chromedp.ExecAllocatorOption) context.Context {
 	exe := chromium(t)
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(exe), chromedp.NoSandbox, chromedp.DisableGPU,
@@ -42,6 +43,7 @@ func browser(t *testing.T, timeout time.Duration) context.Context {
 		chromedp.Flag("disable-quic", true),
 		chromedp.UserDataDir(t.TempDir()),
 	)
+	opts = append(opts, extra...)
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	t.Cleanup(cancelAlloc)
 	ctx, cancel := chromedp.NewContext(allocCtx)

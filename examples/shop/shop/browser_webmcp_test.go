@@ -19,21 +19,7 @@ import (
 // (--enable-features=WebMCP is all this build needs: document.modelContext
 // with registerTool, getTools and executeTool, and declarative forms).
 func webmcpBrowser(t *testing.T, timeout time.Duration) context.Context {
-	exe := chromium(t)
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(exe), chromedp.NoSandbox, chromedp.DisableGPU,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("enable-features", "WebMCP"),
-		chromedp.UserDataDir(t.TempDir()),
-	)
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	t.Cleanup(cancelAlloc)
-	ctx, cancel := chromedp.NewContext(allocCtx)
-	t.Cleanup(cancel)
-	ctx, cancelTimeout := context.WithTimeout(ctx, timeout)
-	t.Cleanup(cancelTimeout)
-	return ctx
+	return browser(t, timeout, chromedp.Flag("enable-features", "WebMCP"))
 }
 
 // pageTool is a tool as the browser lists it.
