@@ -20,7 +20,7 @@ func BlocksAreIn(t testing.TB, guide string, langs []string, min int, files ...s
 	for _, f := range files {
 		code.WriteString(normalize(read(t, f)))
 	}
-	blocks := regexp.MustCompile("(?s)```(" + strings.Join(langs, "|") + ")\n(.*?)```").FindAllStringSubmatch(read(t, guide), -1)
+	blocks := regexp.MustCompile("(?s)```("+strings.Join(langs, "|")+")\n(.*?)```").FindAllStringSubmatch(read(t, guide), -1)
 	if len(blocks) < min {
 		t.Fatalf("found %d code blocks in %s, want at least %d", len(blocks), guide, min)
 	}
