@@ -12,17 +12,17 @@ import (
 
 // BlocksAreIn fails the test for every code block of guide in one of
 // langs (such as "go", "html") that is not, line for line, in files; and
-// when the guide has fewer than min such blocks (a guide whose blocks
+// when the guide has fewer than atLeast such blocks (a guide whose blocks
 // moved to another fence).
-func BlocksAreIn(t testing.TB, guide string, langs []string, min int, files ...string) {
+func BlocksAreIn(t testing.TB, guide string, langs []string, atLeast int, files ...string) {
 	t.Helper()
 	var code strings.Builder
 	for _, f := range files {
 		code.WriteString(normalize(read(t, f)))
 	}
 	blocks := regexp.MustCompile("(?s)```("+strings.Join(langs, "|")+")\n(.*?)```").FindAllStringSubmatch(read(t, guide), -1)
-	if len(blocks) < min {
-		t.Fatalf("found %d code blocks in %s, want at least %d", len(blocks), guide, min)
+	if len(blocks) < atLeast {
+		t.Fatalf("found %d code blocks in %s, want at least %d", len(blocks), guide, atLeast)
 	}
 	for _, b := range blocks {
 		if !strings.Contains(code.String(), normalize(b[2])) {
