@@ -63,13 +63,14 @@ func (c *call) checkApproval(summary string) *Error {
 }
 
 // coveredInAdvance asks the site's StandingApprovals whether the person
-// approved this call in advance, and marks the call so when they did.
-func (c *call) coveredInAdvance() bool {
+// approved this call, whose summary the person would read, in advance,
+// and marks the call so when they did.
+func (c *call) coveredInAdvance(summary string) bool {
 	if c.site.opts.Standing == nil {
 		return false
 	}
-	summary, basis := c.summary(), c.basis()
-	if c.page.checkFault(c.r, c.before) != nil || !c.site.opts.Standing.Covers(c.r, c.act.meta.Name, c.in, summary, basis) {
+	basis := c.basis()
+	if !c.site.opts.Standing.Covers(c.r, c.act.meta.Name, c.in, summary, basis) {
 		return false
 	}
 	c.r.approved = &approvedCall{basis: basis, standing: true}

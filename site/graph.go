@@ -34,16 +34,11 @@ func (s *Site) graphBytes(hr *http.Request, p *Page, transport Transport) ([]byt
 // encodeGraph finds the caller, loads the page's state and encodes its
 // graph.
 func (s *Site) encodeGraph(hr *http.Request, p *Page) ([]byte, protocol.AuthMode, *Error) {
-	r, e := s.authenticate(hr)
+	r, g, e := s.pageGraph(hr, p)
 	if e != nil {
-		return nil, "", e
-	}
-	st, e := p.loadState(r)
-	if e != nil {
-		return nil, r.Caller.Mode, e
-	}
-	g := p.graph(r, st)
-	if e := p.checkFault(r, st); e != nil {
+		if r == nil {
+			return nil, "", e
+		}
 		return nil, r.Caller.Mode, e
 	}
 	// Graph's own MarshalJSON writes compact JSON: calling it directly
@@ -54,6 +49,25 @@ func (s *Site) encodeGraph(hr *http.Request, p *Page) ([]byte, protocol.AuthMode
 		return nil, r.Caller.Mode, newInternalError()
 	}
 	return b, r.Caller.Mode, nil
+}
+
+// pageGraph finds the caller, loads the page's state and builds its
+// graph: what a graph and the page's Markdown are written from. The
+// Request is nil when the caller could not be found.
+func (s *Site) pageGraph(hr *http.Request, p *Page) (*Request, protocol.Graph, *Error) {
+	r, e := s.authenticate(hr)
+	if e != nil {
+		return nil, protocol.Graph{}, e
+	}
+	st, e := p.loadState(r)
+	if e != nil {
+		return r, protocol.Graph{}, e
+	}
+	g := p.graph(r, st)
+	if e := p.checkFault(r, st); e != nil {
+		return r, protocol.Graph{}, e
+	}
+	return r, g, nil
 }
 
 // graph builds the page's graph for this request and state.

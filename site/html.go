@@ -160,17 +160,25 @@ func (s *Site) renderPage(w http.ResponseWriter, r *Request, p *Page, v *View, s
 		return
 	}
 	advertise(w.Header())
-	switch {
-	case r.Caller.Mode != "" || p.opts.Personal:
-		w.Header().Set("Cache-Control", "private, no-store")
-	case p.opts.CacheFor > 0 && status == http.StatusOK && w.Header().Get("Cache-Control") == "":
-		w.Header().Set("Cache-Control", "public, max-age="+strconv.Itoa(int(p.opts.CacheFor.Seconds())))
-	}
+	p.setCaching(w.Header(), r, status)
 	body := buf.Bytes()
 	if s.opts.WebMCP {
 		body = withWebMCPScript(body, v.Actions())
 	}
 	writeHTML(w, r.Request, status, body)
+}
+
+// setCaching sets the Cache-Control of a page's HTML or Markdown: never
+// stored for a caller with credentials or a Personal page; for an
+// anonymous caller of a page with CacheFor, cached that long, unless the
+// page's code set its own.
+func (p *Page) setCaching(h http.Header, r *Request, status int) {
+	switch {
+	case r.Caller.Mode != "" || p.opts.Personal:
+		h.Set("Cache-Control", "private, no-store")
+	case p.opts.CacheFor > 0 && status == http.StatusOK && h.Get("Cache-Control") == "":
+		h.Set("Cache-Control", "public, max-age="+strconv.Itoa(int(p.opts.CacheFor.Seconds())))
+	}
 }
 
 // writeHTML writes a rendered HTML page; HEAD gets the headers alone.

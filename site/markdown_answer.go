@@ -5,7 +5,6 @@ import (
 	"strconv"
 
 	"github.com/affordances-go/affordances/internal/mdpage"
-	"github.com/affordances-go/affordances/protocol"
 )
 
 // MarkdownTokensHeader carries, on a Markdown answer, its size in tokens
@@ -20,16 +19,7 @@ const MarkdownTokensHeader = "X-Markdown-Tokens"
 func (s *Site) serveMarkdown(w http.ResponseWriter, hr *http.Request, p *Page) {
 	h := w.Header()
 	addVaryAccept(h)
-	r, e := s.authenticate(hr)
-	var st *State
-	if e == nil {
-		st, e = p.loadState(r)
-	}
-	var g protocol.Graph
-	if e == nil {
-		g = p.graph(r, st)
-		e = p.checkFault(r, st)
-	}
+	r, g, e := s.pageGraph(hr, p)
 	if e != nil {
 		e.setHeaders(h)
 		h.Set("Cache-Control", "private, no-store")
@@ -40,12 +30,7 @@ func (s *Site) serveMarkdown(w http.ResponseWriter, hr *http.Request, p *Page) {
 	if title == "" {
 		title = p.route
 	}
-	switch {
-	case r.Caller.Mode != "" || p.opts.Personal:
-		h.Set("Cache-Control", "private, no-store")
-	case p.opts.CacheFor > 0:
-		h.Set("Cache-Control", "public, max-age="+strconv.Itoa(int(p.opts.CacheFor.Seconds())))
-	}
+	p.setCaching(h, r, http.StatusOK)
 	writeMarkdown(w, hr, http.StatusOK, mdpage.Render(g, title))
 }
 

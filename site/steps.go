@@ -223,9 +223,6 @@ func (c *call) requireConfirmation() *Error {
 		return nil
 	}
 	person := c.personPresent()
-	if !person && !c.confirm && c.approvalID == "" && c.coveredInAdvance() {
-		return nil // the person approved calls like this one in advance
-	}
 	needsApproval := c.act.summary.Approval && !person
 	if c.confirm && !needsApproval {
 		if c.confirmedBasis != "" {
@@ -236,6 +233,9 @@ func (c *call) requireConfirmation() *Error {
 	text := c.summary()
 	if e := c.page.checkFault(c.r, c.before); e != nil {
 		return e
+	}
+	if !person && !c.confirm && c.approvalID == "" && c.coveredInAdvance(text) {
+		return nil // the person approved calls like this one in advance
 	}
 	if needsApproval {
 		return c.checkApproval(text)

@@ -15,10 +15,13 @@ import (
 // site does not serve itself reaches it unchanged, and its answers gain
 // only the headers that are true of them.
 
+// linkValue is the Link header that announces a page's graph.
+const linkValue = `<?affordances=1>; rel="affordances"`
+
 // advertise adds the headers of an HTML response for a page with a graph.
 func advertise(h http.Header) {
 	addVaryAccept(h)
-	h.Set("Link", `<?affordances=1>; rel="affordances"`)
+	h.Set("Link", linkValue)
 }
 
 // postsLibraryForm reports whether a POST is a form of the library: a form
@@ -96,7 +99,7 @@ func (a *advertiser) decide(status int, body []byte) {
 		ct = http.DetectContentType(body) // what net/http will send
 	}
 	if mt, _, err := mime.ParseMediaType(ct); err == nil && mt == "text/html" {
-		a.Header().Set("Link", `<?affordances=1>; rel="affordances"`)
+		a.Header().Set("Link", linkValue)
 	}
 }
 

@@ -74,7 +74,7 @@ func (s *Store) CreateGrantedToken(ctx context.Context, userID int64, label stri
 // counting cancelled ones, inside the order's transaction: the cart's
 // lock, which every order of the token's owner takes first, makes the
 // sum and the new order one step even across instances.
-func spentToday(ctx context.Context, tx rowQuerier, tokenID int64, now time.Time) (int64, error) {
+func spentToday(ctx context.Context, tx querier, tokenID int64, now time.Time) (int64, error) {
 	day := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC).Unix()
 	var spent sql.NullInt64
 	err := tx.QueryRowContext(ctx, `SELECT sum(total) FROM orders WHERE token_id = ? AND created_at >= ? AND status <> 'cancelled'`,
@@ -114,10 +114,6 @@ func (s *Store) SpentToday(ctx context.Context, tokenID int64) (int64, error) {
 	return spentToday(ctx, s.db, tokenID, s.now())
 }
 
-// rowQuerier is the database or a transaction, for one row.
-type rowQuerier interface {
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-}
 
 // checkGrant holds an order to its token's grant, inside the order's
 // transaction.
