@@ -44,15 +44,24 @@ func keysCmd(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	if sub == "new" {
-		if _, err := os.Stat(file); err == nil {
-			return fail(fmt.Errorf("%s exists: keep it, or remove it first", file))
-		}
 		_, priv, err := ed25519.GenerateKey(nil)
 		if err != nil {
 			return fail(err)
 		}
+		// O_EXCL: an existing key is never overwritten, even by a race.
+		f, err := os.OpenFile(file, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if errors.Is(err, os.ErrExist) {
+			return fail(fmt.Errorf("%s exists: keep it, or remove it first", file))
+		}
+		if err != nil {
+			return fail(err)
+		}
 		b, _ := json.MarshalIndent(botauth.PrivateJWK(priv), "", "  ")
-		if err := os.WriteFile(file, append(b, '\n'), 0o600); err != nil {
+		if _, err := f.Write(append(b, '\n')); err != nil {
+			f.Close()
+			return fail(err)
+		}
+		if err := f.Close(); err != nil {
 			return fail(err)
 		}
 		fmt.Fprintf(stdout, "a new key in %s\nkeyid: %s\n", file, botauth.Thumbprint(priv.Public().(ed25519.PublicKey)))
