@@ -256,7 +256,8 @@ type Token struct {
 	// Grant is what the token may do.
 	Grant Grant `json:"grant"`
 	// LastUsed is when the token was last used (to the minute), and
-	// LastAgent the agent that used it, as its User-Agent named it.
+	// LastAgent the agent that used it: the verified agent of a signed
+	// request, else its User-Agent.
 	LastUsed  time.Time `json:"lastUsed,omitzero"`
 	LastAgent string    `json:"lastAgent,omitempty"`
 }
@@ -288,13 +289,7 @@ func scanToken(scan func(...any) error, more ...any) (Token, error) {
 // CreateToken issues a bearer token for the user and returns it; only its
 // hash is stored.
 func (s *Store) CreateToken(ctx context.Context, userID int64, label string) (string, error) {
-	plain, hash := secret("afk_")
-	_, err := s.db.ExecContext(ctx, `INSERT INTO tokens (user_id, hash, label, created_at) VALUES (?, ?, ?, ?)`,
-		userID, hash, label, s.now().Unix())
-	if err != nil {
-		return "", fmt.Errorf("creating token: %w", err)
-	}
-	return plain, nil
+	return s.CreateGrantedToken(ctx, userID, label, Grant{})
 }
 
 // StartTokenLabel begins the label of the token the store prints when it
@@ -323,8 +318,9 @@ func (s *Store) NewStartToken(ctx context.Context, userID int64) (string, error)
 }
 
 // TokenUser returns the user and the token of a live bearer token: not
-// revoked, not expired. agent is the User-Agent of the request, recorded
-// as the token's last use (at most once a minute).
+// revoked, not expired. agent names who calls (the verified agent, else
+// the User-Agent), recorded with the token's last use (at most once a
+// minute, or when the agent changes).
 func (s *Store) TokenUser(ctx context.Context, plain, agent string) (*User, Token, error) {
 	var u User
 	t, err := scanToken(s.db.QueryRowContext(ctx, `SELECT `+tokenColumns+`, u.id, u.email, u.name FROM tokens t JOIN users u ON u.id = t.user_id
@@ -339,8 +335,8 @@ func (s *Store) TokenUser(ctx context.Context, plain, agent string) (*User, Toke
 	if !t.Grant.Expires.IsZero() && !now.Before(t.Grant.Expires) {
 		return nil, Token{}, ErrNotFound
 	}
-	if len(agent) > 80 {
-		agent = agent[:80]
+	if r := []rune(agent); len(r) > 80 {
+		agent = string(r[:80])
 	}
 	if now.Sub(t.LastUsed) >= time.Minute || t.LastAgent != agent {
 		if _, err := s.db.ExecContext(ctx, `UPDATE tokens SET last_used_at = ?, last_agent = ? WHERE id = ?`, now.Unix(), agent, t.ID); err != nil {

@@ -3,6 +3,7 @@ package shop
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"strings"
 	"time"
 
@@ -65,7 +66,7 @@ func (s *Store) CreateGrantedToken(ctx context.Context, userID int64, label stri
 	_, err := s.db.ExecContext(ctx, `INSERT INTO tokens (user_id, hash, label, created_at, scopes, expires_at, order_limit, day_limit)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, userID, hash, label, s.now().Unix(), scopesColumn(g.Actions), expires, g.OrderLimit, g.DayLimit)
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("creating token: %w", err)
 	}
 	return plain, nil
 }
@@ -113,7 +114,6 @@ func (a *App) Covers(r *site.Request, action string, input any, _, _ string) boo
 func (s *Store) SpentToday(ctx context.Context, tokenID int64) (int64, error) {
 	return spentToday(ctx, s.db, tokenID, s.now())
 }
-
 
 // checkGrant holds an order to its token's grant, inside the order's
 // transaction.
