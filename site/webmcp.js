@@ -61,7 +61,7 @@
   }
 
   function call(name, input) {
-    return fetch(location.pathname + location.search, {
+    return fetch(page, {
       method: "POST",
       credentials: "same-origin",
       headers: { "Content-Type": mediaType, "Accept": mediaType, "Idempotency-Key": key() },
