@@ -158,7 +158,7 @@ func (e *Env) withCredentials(method string, header []string) []string {
 	}
 	switch {
 	case e.cfg.Token != "" && !named["Authorization"]:
-		header = append(header, "Authorization", "Bearer "+e.cfg.Token)
+		header = append(header, "Authorization", e.bearer())
 	case e.cfg.Token == "" && e.cfg.Cookie != "" && !named["Cookie"] && !named["Authorization"]:
 		header = append(header, "Cookie", e.cfg.Cookie)
 		if method == http.MethodPost && !named["Origin"] {
