@@ -49,11 +49,17 @@ func cartOf(ctx context.Context, q querier, o CartOwner) (Cart, error) {
 	if o.none() {
 		return c, nil
 	}
+	// One query per kind of owner: an OR of both would make SQLite compile
+	// the query again on every run, its plan hanging on the bound values.
+	col, key := "c.user_id", any(o.UserID)
+	if o.UserID == 0 {
+		col, key = "c.guest_hash", any(o.GuestHash)
+	}
 	rows, err := q.QueryContext(ctx, `
 		SELECT i.sku, p.name, p.slug, k.colour, k.size, i.qty, p.price, p.currency, k.stock
 		FROM carts c JOIN cart_items i ON i.cart_id = c.id JOIN skus k ON k.sku = i.sku JOIN products p ON p.id = k.product_id
-		WHERE (c.user_id = ? AND ? <> 0) OR (c.guest_hash = ? AND ? <> '')
-		ORDER BY p.id, k.position`, o.UserID, o.UserID, o.GuestHash, o.GuestHash)
+		WHERE `+col+` = ?
+		ORDER BY p.id, k.position`, key)
 	if err != nil {
 		return c, fmt.Errorf("reading cart: %w", err)
 	}

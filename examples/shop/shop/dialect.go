@@ -30,17 +30,26 @@ type querier interface {
 type conn struct{ db *DB }
 
 func (c conn) ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	if s := c.db.stmt(ctx, q, preparable(q)); s != nil {
+		return s.ExecContext(ctx, args...)
+	}
 	return c.db.DB.ExecContext(ctx, c.db.rebind(q), args...)
 }
 func (c conn) QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	if s := c.db.stmt(ctx, q, preparable(q)); s != nil {
+		return s.QueryContext(ctx, args...)
+	}
 	return c.db.DB.QueryContext(ctx, c.db.rebind(q), args...)
 }
 func (c conn) QueryRowContext(ctx context.Context, q string, args ...any) *sql.Row {
+	if s := c.db.stmt(ctx, q, preparable(q)); s != nil {
+		return s.QueryRowContext(ctx, args...)
+	}
 	return c.db.DB.QueryRowContext(ctx, c.db.rebind(q), args...)
 }
 
-// prepared is the database with q kept prepared (on SQLite), for the
-// queries that run on every call of a kind.
+// prepared is the database with q kept prepared (on SQLite). Every query
+// of conn is; it is kept for the callers that say so.
 func (c conn) prepared(ctx context.Context, q string) querier {
 	if s := c.db.stmt(ctx, q, true); s != nil {
 		return stmtQuerier{s}
@@ -60,13 +69,15 @@ type Tx struct {
 // connection and the transaction holds it.
 func (t *Tx) prepared(ctx context.Context, q string) querier {
 	if t.db.postgres {
-		return t
+		return txQuerier{t}
 	}
 	if s := t.db.stmt(ctx, q, false); s != nil {
 		return stmtQuerier{t.tx.StmtContext(ctx, s)}
 	}
-	t.misses = append(t.misses, q)
-	return t
+	if preparable(q) {
+		t.misses = append(t.misses, q)
+	}
+	return txQuerier{t}
 }
 
 // stmtQuerier runs one prepared statement; the query text it is given is
@@ -84,13 +95,26 @@ func (q stmtQuerier) QueryRowContext(ctx context.Context, _ string, args ...any)
 }
 
 func (t *Tx) ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error) {
-	return t.tx.ExecContext(ctx, t.db.rebind(q), args...)
+	return t.prepared(ctx, q).ExecContext(ctx, q, args...)
 }
 func (t *Tx) QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
-	return t.tx.QueryContext(ctx, t.db.rebind(q), args...)
+	return t.prepared(ctx, q).QueryContext(ctx, q, args...)
 }
 func (t *Tx) QueryRowContext(ctx context.Context, q string, args ...any) *sql.Row {
-	return t.tx.QueryRowContext(ctx, t.db.rebind(q), args...)
+	return t.prepared(ctx, q).QueryRowContext(ctx, q, args...)
+}
+
+// txQuerier runs queries in the transaction as they are, unprepared.
+type txQuerier struct{ t *Tx }
+
+func (q txQuerier) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	return q.t.tx.ExecContext(ctx, q.t.db.rebind(query), args...)
+}
+func (q txQuerier) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	return q.t.tx.QueryContext(ctx, q.t.db.rebind(query), args...)
+}
+func (q txQuerier) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	return q.t.tx.QueryRowContext(ctx, q.t.db.rebind(query), args...)
 }
 
 // rebind rewrites ? placeholders (outside quoted text) to $1, $2… for

@@ -3,6 +3,7 @@ package shop
 import (
 	"context"
 	"database/sql"
+	"strings"
 	"sync"
 )
 
@@ -15,8 +16,8 @@ const maxStatements = 512
 // query can cost more than running it (a cart read spent most of its time
 // in SQLite's parser). PostgreSQL's driver, pgx, keeps its own cache of
 // prepared statements per connection, so there the queries run as they
-// are. The queries an Idempotency-Key adds to a call are kept (conn.prepared,
-// Tx.prepared); the store's other queries are compiled per call for now.
+// are. Every query the store runs through conn or Tx is kept, but for the
+// schema's (see preparable).
 type statements struct {
 	mu sync.RWMutex
 	m  map[string]*sql.Stmt
@@ -59,4 +60,20 @@ func (db *DB) prepareLater(ctx context.Context, queries []string) {
 	for _, q := range queries {
 		db.stmt(ctx, q, true)
 	}
+}
+
+// preparable reports whether q is worth keeping prepared: one statement
+// that reads or writes rows, not the schema's many statements or a change
+// of a table.
+func preparable(q string) bool {
+	t := strings.TrimSpace(q)
+	if strings.Contains(strings.TrimSuffix(t, ";"), ";") {
+		return false
+	}
+	verb, _, _ := strings.Cut(t, " ")
+	switch strings.ToUpper(verb) {
+	case "SELECT", "INSERT", "UPDATE", "DELETE", "WITH":
+		return true
+	}
+	return false
 }
