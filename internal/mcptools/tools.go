@@ -85,12 +85,11 @@ func Describe(routes []protocol.IndexRoute) []*Tool {
 				}
 			}
 			t.Def = &sdk.Tool{
-				Name:         name,
-				Title:        words.FromIdentifier(a.Name),
-				Description:  toolDescription(r, a, t.PageArg),
-				InputSchema:  withApproval(inputSchema(a.Input, t.PageArg, rt), a.Approval),
-				OutputSchema: outputSchema(a.Output),
-				Annotations:  annotations(a),
+				Name:        name,
+				Title:       words.FromIdentifier(a.Name),
+				Description: toolDescription(r, a),
+				InputSchema: withApproval(inputSchema(a.Input, t.PageArg, rt), a.Approval),
+				Annotations: annotations(a),
 			}
 			out = append(out, t)
 		}
@@ -98,54 +97,65 @@ func Describe(routes []protocol.IndexRoute) []*Tool {
 	return out
 }
 
-func toolDescription(r protocol.IndexRoute, a protocol.ActionSummary, pageArg string) string {
+// toolDescription is what a model reads to choose the tool: the action's
+// description, its route, when it is available and who may call it. It is
+// kept short, since a host sends every tool's description with every
+// request: the route's own description is the site index's, and the page
+// argument describes itself.
+func toolDescription(r protocol.IndexRoute, a protocol.ActionSummary) string {
 	var b strings.Builder
 	b.WriteString(a.Description)
 	if b.Len() > 0 && !strings.HasSuffix(a.Description, ".") {
 		b.WriteString(".")
 	}
-	b.WriteString(" On the page " + r.Route)
-	if r.Description != "" {
-		b.WriteString(" (" + r.Description + ")")
-	}
-	b.WriteString(".")
-	if pageArg != "" {
-		b.WriteString(" Give the page's path in " + pageArg + ".")
-	}
+	b.WriteString(" On " + r.Route + ".")
 	if a.Guard != "" {
 		b.WriteString(" Only when " + a.Guard + ".")
 	}
 	switch a.Expose {
 	case protocol.ExposeSession:
-		b.WriteString(" Needs a signed-in caller.")
+		b.WriteString(" Needs sign-in.")
 	case protocol.ExposeConfirm:
-		b.WriteString(" Needs a signed-in caller, and the person's approval: they are asked, and nothing runs unless they accept.")
+		b.WriteString(" Needs sign-in and the person's approval.")
 	}
 	return strings.TrimSpace(b.String())
 }
 
-// inputSchema is the action's input schema with the page argument added
-// for a route with parameters.
+// inputSchema is the action's input schema for a model: its properties
+// without their titles (labels for a person's form, which the
+// descriptions say again for a model), and the page argument added for a
+// route with parameters. The page argument carries no pattern: the tool
+// checks it against the route and names the route in its error.
 func inputSchema(in json.RawMessage, pageArg string, rt route.Route) json.RawMessage {
-	if pageArg == "" {
-		return in
-	}
 	var s map[string]any
 	if json.Unmarshal(in, &s) != nil || s == nil {
+		if pageArg == "" {
+			return in
+		}
 		s = map[string]any{"type": "object"}
 	}
 	props, _ := s["properties"].(map[string]any)
-	if props == nil {
-		props = map[string]any{}
+	titled := false
+	for _, p := range props {
+		if p, ok := p.(map[string]any); ok {
+			if _, ok := p["title"]; ok {
+				delete(p, "title")
+				titled = true
+			}
+		}
 	}
-	props[pageArg] = map[string]any{
-		"type":        "string",
-		"description": "the path of the page to act on, of the route " + rt.String() + " (such as one its nav or the site index leads to)",
-		"pattern":     rt.Pattern(),
+	if pageArg == "" && !titled {
+		return in
 	}
-	s["properties"] = props
-	req, _ := s["required"].([]any)
-	s["required"] = append([]any{pageArg}, req...)
+	if pageArg != "" {
+		if props == nil {
+			props = map[string]any{}
+		}
+		props[pageArg] = map[string]any{"type": "string", "description": "path of a " + rt.String() + " page"}
+		s["properties"] = props
+		req, _ := s["required"].([]any)
+		s["required"] = append([]any{pageArg}, req...)
+	}
 	b, err := json.Marshal(s)
 	if err != nil {
 		return in
@@ -153,36 +163,11 @@ func inputSchema(in json.RawMessage, pageArg string, rt route.Route) json.RawMes
 	return b
 }
 
-// outputSchema describes the structured content of a call's result: the
-// delta, whose output follows the action's output schema, or the failed
-// delta with its error.
-func outputSchema(out json.RawMessage) json.RawMessage {
-	output := json.RawMessage(`{}`)
-	if len(out) > 0 {
-		output = out
-	}
-	b, _ := json.Marshal(map[string]any{
-		"type": "object",
-		"properties": map[string]any{
-			"ok":             map[string]any{"type": "boolean"},
-			"changed":        map[string]any{"type": "object"},
-			"output":         output,
-			"actionsAdded":   map[string]any{"type": "array"},
-			"actionsRemoved": map[string]any{"type": "array", "items": map[string]any{"type": "string"}},
-			"redirect":       map[string]any{"type": "string"},
-			"message":        map[string]any{"type": "string"},
-			"error": map[string]any{"type": "object", "required": []string{"code", "message"}, "properties": map[string]any{
-				"code": map[string]any{"type": "string"}, "message": map[string]any{"type": "string"}, "issues": map[string]any{"type": "array"}}},
-		},
-		"required": []string{"ok"},
-	})
-	return b
-}
-
-// annotations give a host the hints MCP has for an action.
+// annotations give a host the hints MCP has for an action. The title is
+// the tool's own, not repeated here.
 func annotations(a protocol.ActionSummary) *sdk.ToolAnnotations {
 	no, yes := false, true
-	an := &sdk.ToolAnnotations{Title: words.FromIdentifier(a.Name), ReadOnlyHint: a.ReadOnly, OpenWorldHint: &no}
+	an := &sdk.ToolAnnotations{ReadOnlyHint: a.ReadOnly, OpenWorldHint: &no}
 	if !a.ReadOnly {
 		if a.Expose == protocol.ExposeConfirm {
 			an.DestructiveHint = &yes
@@ -223,7 +208,7 @@ func withApproval(schema json.RawMessage, approval bool) json.RawMessage {
 		props = map[string]any{}
 	}
 	props[ApprovalArg] = map[string]any{"type": "string",
-		"description": "the approval page a previous call of this tool answered with, once the person approved it there (leave it out the first time)"}
+		"description": "the approval page an earlier call gave, once the person approved there; omit at first"}
 	s["properties"] = props
 	b, err := json.Marshal(s)
 	if err != nil {
@@ -290,16 +275,16 @@ var (
 	ReadPage = &sdk.Tool{
 		Name:        ReadPageName,
 		Title:       "Read a page",
-		Description: "Read the graph of a page of this site by its path (such as / or /products/heavyweight-tee): what the page shows (entities), what can be done there (actions, with whether each is available now and why not) and where to go next (nav). Look before you act.",
-		InputSchema: json.RawMessage(`{"type":"object","properties":{"page":{"type":"string","description":"the path of the page, starting with /"}},"required":["page"],"additionalProperties":false}`),
-		Annotations: &sdk.ToolAnnotations{Title: "Read a page", ReadOnlyHint: true},
+		Description: "Read a page by its path (such as /): what it shows, the actions there (available now, or why not) and where to go next.",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"page":{"type":"string"}},"required":["page"],"additionalProperties":false}`),
+		Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true},
 	}
 	SiteIndex = &sdk.Tool{
 		Name:        SiteIndexName,
 		Title:       "Site index",
-		Description: "List every route of this site with what it is for and the actions there, to plan a task without opening pages.",
+		Description: "List the site's routes, what each is for and its actions, to plan without opening pages.",
 		InputSchema: json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`),
-		Annotations: &sdk.ToolAnnotations{Title: "Site index", ReadOnlyHint: true},
+		Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true},
 	}
 )
 
@@ -310,8 +295,7 @@ const Instructions = `This server is an Affordances site: every page has a graph
 // is the failed delta, {"ok": false, "error": {code, message, issues}},
 // so that a model can correct its call; the text repeats it. A failed
 // delta rather than the bare error object, so that the structured content
-// of every result of a tool has one shape, its output schema (clients
-// validate error results against it too).
+// of every result of a tool has one shape: a delta.
 func ErrorResult(pe protocol.Error) *sdk.CallToolResult {
 	var text strings.Builder
 	text.WriteString(string(pe.Code) + ": " + pe.Message)

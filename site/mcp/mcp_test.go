@@ -16,6 +16,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/affordances-go/affordances/internal/wiretest"
 	"github.com/affordances-go/affordances/protocol"
 	"github.com/affordances-go/affordances/site"
 	"github.com/affordances-go/affordances/site/mcp"
@@ -440,4 +441,33 @@ func TestStateless_CallsAndConfirmation(t *testing.T) {
 	if got := errorCode(t, call(t, cs, "placeOrder", map[string]any{})); got != "ok" || ts.orders != 1 || asked != 1 {
 		t.Fatalf("placeOrder: %s, %d orders, asked %d times", got, ts.orders, asked)
 	}
+}
+
+// The tool list is sent to the model with every request of a host, so it
+// is kept lean: no output schemas (the result's structured content is the
+// delta, documented once), no form labels in the input schemas, and no
+// title repeated in the annotations. The golden file is what a host gets.
+func TestTools_ListIsLean(t *testing.T) {
+	ts := newTestShop(t)
+	res, err := connect(t, ts, nil).ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tl := range res.Tools {
+		if tl.OutputSchema != nil {
+			t.Errorf("%s has an output schema", tl.Name)
+		}
+		if tl.Annotations != nil && tl.Annotations.Title != "" {
+			t.Errorf("%s repeats its title in its annotations", tl.Name)
+		}
+		in, _ := json.Marshal(tl.InputSchema)
+		if strings.Contains(string(in), `"title"`) {
+			t.Errorf("%s's input schema carries form labels: %s", tl.Name, in)
+		}
+	}
+	b, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wiretest.Golden(t, "tools-list.json", b)
 }
