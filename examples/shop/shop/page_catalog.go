@@ -69,7 +69,10 @@ func (a *App) loadCatalog(r *site.Request, st *site.State) error {
 	if n > 1 {
 		st.Nav = append(st.Nav, protocol.Nav{To: link(n - 1), Label: "Previous page"})
 	}
-	st.Nav = append(st.Nav, protocol.Nav{To: "/cart", Label: "Cart"})
+	// The header's links, the same for everyone (the page is cached): an
+	// agent that starts at / reaches every page without the site index.
+	st.Nav = append(st.Nav, protocol.Nav{To: "/cart", Label: "Cart"}, protocol.Nav{To: "/orders", Label: "Orders"},
+		protocol.Nav{To: "/account", Label: "Account"}, protocol.Nav{To: "/login", Label: "Sign in"})
 	var md strings.Builder
 	fmt.Fprintf(&md, "# Catalog\n\n")
 	if q != "" {

@@ -1,0 +1,211 @@
+package tasks
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/cookiejar"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/affordances-go/affordances/protocol"
+)
+
+// MCPAgent is the store's own MCP endpoint (/mcp): a host connected with
+// the person's token, which can open a URL for the person (URL-mode
+// elicitation), so that what needs their approval is approved on the
+// site. The tool list is read once, as a host sends it with every
+// request of a task; the log counts it once.
+type MCPAgent struct {
+	w     *World
+	cs    *mcp.ClientSession
+	tools map[string]*mcp.Tool
+	log   Log
+}
+
+// NewMCPAgent connects to the store's MCP endpoint and lists its tools.
+func NewMCPAgent(ctx context.Context, w *World) (*MCPAgent, error) {
+	a := &MCPAgent{w: w}
+	cs, err := a.connect(ctx, &http.Client{Timeout: 30 * time.Second, Transport: header{"Authorization", "Bearer " + w.Token, http.DefaultTransport}})
+	if err != nil {
+		return nil, err
+	}
+	a.cs = cs
+	list, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	b, _ := json.Marshal(list)
+	a.log.Read = append(a.log.Read, string(b))
+	a.tools = map[string]*mcp.Tool{}
+	for _, t := range list.Tools {
+		a.tools[t.Name] = t
+	}
+	return a, nil
+}
+
+func (a *MCPAgent) connect(ctx context.Context, hc *http.Client) (*mcp.ClientSession, error) {
+	c := mcp.NewClient(&mcp.Implementation{Name: "tasks", Version: "0"}, &mcp.ClientOptions{
+		Capabilities: &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{URL: &mcp.URLElicitationCapabilities{}}},
+		ElicitationHandler: func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			if req.Params.URL == "" {
+				return &mcp.ElicitResult{Action: "decline"}, nil
+			}
+			// The host opens the approval page for the person, who approves.
+			if err := a.w.Approve(ctx, req.Params.URL); err != nil {
+				return nil, err
+			}
+			return &mcp.ElicitResult{Action: "accept"}, nil
+		}})
+	return c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: a.w.URL + "/mcp", HTTPClient: hc}, nil)
+}
+
+// Close ends the session.
+func (a *MCPAgent) Close() { a.cs.Close() }
+
+// call calls a tool and logs its arguments and its whole result.
+func (a *MCPAgent) call(ctx context.Context, name string, args map[string]any) (*mcp.CallToolResult, error) {
+	res, err := a.cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+	w, _ := json.Marshal(map[string]any{"name": name, "arguments": args})
+	if err != nil {
+		a.log.add(string(w), "")
+		return nil, err
+	}
+	r, _ := json.Marshal(res)
+	a.log.add(string(w), string(r))
+	return res, nil
+}
+
+func (a *MCPAgent) Read(ctx context.Context, page string) (*protocol.Graph, error) {
+	res, err := a.call(ctx, "readPage", map[string]any{"page": page})
+	if err != nil {
+		return nil, err
+	}
+	if res.IsError {
+		return nil, resultError(res)
+	}
+	var g protocol.Graph
+	return &g, structured(res, &g)
+}
+
+func (a *MCPAgent) Call(ctx context.Context, page, action string, input any) (*protocol.Delta, error) {
+	t := a.tool(action)
+	if t == nil {
+		return nil, fmt.Errorf("no tool for %s", action)
+	}
+	args := map[string]any{}
+	if input != nil {
+		b, _ := json.Marshal(input)
+		json.Unmarshal(b, &args)
+	}
+	if takesPage(t) {
+		args["page"] = page
+	}
+	res, err := a.call(ctx, t.Name, args)
+	if err != nil {
+		return nil, err
+	}
+	if res.IsError {
+		return nil, resultError(res)
+	}
+	var d protocol.Delta
+	return &d, structured(res, &d)
+}
+
+// tool is the tool of an action: its name, or its name qualified by a
+// route.
+func (a *MCPAgent) tool(action string) *mcp.Tool {
+	if t := a.tools[action]; t != nil {
+		return t
+	}
+	for name, t := range a.tools {
+		if strings.HasPrefix(name, action+"_") {
+			return t
+		}
+	}
+	return nil
+}
+
+func takesPage(t *mcp.Tool) bool {
+	b, _ := json.Marshal(t.InputSchema)
+	var s struct {
+		Properties map[string]any `json:"properties"`
+	}
+	json.Unmarshal(b, &s)
+	_, ok := s.Properties["page"]
+	return ok
+}
+
+// Route reads the route from the tool's description ("… On /checkout.").
+func (a *MCPAgent) Route(action string) string {
+	t := a.tool(action)
+	if t == nil {
+		return ""
+	}
+	_, after, ok := strings.Cut(t.Description, " On /")
+	if !ok {
+		return ""
+	}
+	route, _, _ := strings.Cut("/"+after, ". ")
+	return strings.TrimSuffix(route, ".")
+}
+
+// Searchable: the tool list says nothing of the catalog's search.
+func (a *MCPAgent) Searchable() bool { return false }
+
+// SignIn calls signIn in a session of its own that keeps cookies and
+// sends the site's Origin, as a host with a cookie jar would.
+func (a *MCPAgent) SignIn(ctx context.Context, email, password string) error {
+	jar, _ := cookiejar.New(nil)
+	hc := &http.Client{Jar: jar, Timeout: 30 * time.Second, Transport: header{"Origin", a.w.URL, http.DefaultTransport}}
+	cs, err := a.connect(ctx, hc)
+	if err != nil {
+		return err
+	}
+	prev := a.cs
+	a.cs = cs
+	res, err := a.call(ctx, "signIn", map[string]any{"email": email, "password": password})
+	if err == nil && res.IsError {
+		err = resultError(res)
+	}
+	if err != nil {
+		a.cs = prev
+		cs.Close()
+		return err
+	}
+	prev.Close()
+	return nil
+}
+
+func (a *MCPAgent) Log() *Log { return &a.log }
+
+func structured(res *mcp.CallToolResult, v any) error {
+	b, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, v)
+}
+
+func resultError(res *mcp.CallToolResult) error {
+	var d protocol.Delta
+	if structured(res, &d) == nil && d.Error != nil {
+		return &CallError{Code: d.Error.Code, Message: d.Error.Message}
+	}
+	return fmt.Errorf("tool error: %v", res.Content)
+}
+
+// header adds a header to every request.
+type header struct {
+	name, value string
+	base        http.RoundTripper
+}
+
+func (h header) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set(h.name, h.value)
+	return h.base.RoundTrip(r)
+}

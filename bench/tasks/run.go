@@ -1,0 +1,89 @@
+package tasks
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// Path is a way an agent reaches the store.
+type Path struct {
+	Name string
+	// New starts an agent on the path in a world.
+	New func(ctx context.Context, w *World) (Agent, error)
+}
+
+// Paths are the paths this package drives in Go: the Affordances graph
+// and calls, with and without the site index first, and the store's own
+// MCP endpoint. (Playwright MCP's paths run in Node: see the bench.)
+func Paths() []Path {
+	return []Path{
+		{"graph", func(ctx context.Context, w *World) (Agent, error) { return NewGraphAgent(ctx, w, false) }},
+		{"graph+index", func(ctx context.Context, w *World) (Agent, error) { return NewGraphAgent(ctx, w, true) }},
+		{"mcp", func(ctx context.Context, w *World) (Agent, error) { return NewMCPAgent(ctx, w) }},
+	}
+}
+
+// Result is one task done on one path.
+type Result struct {
+	Task, Path string
+	// OK is the check's verdict; Err says why not.
+	OK  bool
+	Err error
+	// Answer is the agent's last words.
+	Answer string
+	// Log is what the agent sent and read; Wall how long it took.
+	Log  *Log
+	Wall time.Duration
+}
+
+// Run does a task on a path in a fresh world and checks the outcome.
+func Run(ctx context.Context, t Task, p Path) Result {
+	r := Result{Task: t.ID, Path: p.Name}
+	w, err := NewWorld(ctx)
+	if err != nil {
+		r.Err = fmt.Errorf("starting the store: %w", err)
+		return r
+	}
+	defer w.Close()
+	if t.Setup != nil {
+		if err := t.Setup(ctx, w); err != nil {
+			r.Err = err
+			return r
+		}
+	}
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	start := time.Now()
+	a, err := p.New(ctx, w)
+	if err != nil {
+		r.Err = fmt.Errorf("starting the agent: %w", err)
+		return r
+	}
+	if c, ok := a.(interface{ Close() }); ok {
+		defer c.Close()
+	}
+	r.Answer, err = t.Script(ctx, NewScout(a))
+	r.Wall = time.Since(start)
+	r.Log = a.Log()
+	if err != nil {
+		r.Err = fmt.Errorf("the agent: %w", err)
+		return r
+	}
+	if err := t.Check(ctx, w, r.Answer, r.Log); err != nil {
+		r.Err = err
+		return r
+	}
+	r.OK = true
+	return r
+}
+
+// Impossible lists the tasks a path cannot do by the store's design,
+// with why: the report counts them as failures, and the tests check that
+// they fail for that reason and no other.
+var Impossible = map[string]string{
+	// A token may not make or revoke tokens, and an MCP connection holds
+	// no browser session to sign in with.
+	"mcp/create-token": "cannot hold",
+	"mcp/revoke-token": "cannot hold",
+}
