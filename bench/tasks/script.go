@@ -70,7 +70,9 @@ type (
 	}
 )
 
-func (m money) String() string { return fmt.Sprintf("%d.%02d %s", m.Amount/100, m.Amount%100, m.Currency) }
+func (m money) String() string {
+	return fmt.Sprintf("%d.%02d %s", m.Amount/100, m.Amount%100, m.Currency)
+}
 
 // catalogPages reads the catalog page by page, from /, until stop says
 // enough (or the last page); it returns the products seen.
