@@ -5,7 +5,7 @@
 //
 //	go run ./bench              # every measurement, full counts
 //	go run ./bench -smoke       # every measurement once, tiny counts (CI)
-//	go run ./bench -only mcp    # one group: overhead, observability, throughput, agents, mcp, tokens, cluster
+//	go run ./bench -only mcp    # one group: overhead, observability, throughput, agents, mcp, tokens, cluster, tasks
 //
 // docs/benchmarks.md explains each row and records a run.
 package main
@@ -34,8 +34,9 @@ type Row struct {
 
 func main() {
 	smoke := flag.Bool("smoke", false, "run every measurement once on tiny counts; assert nothing")
-	only := flag.String("only", "", "run one group: overhead, observability, throughput, agents, mcp, tokens, cluster")
+	only := flag.String("only", "", "run one group: overhead, observability, throughput, agents, mcp, tokens, cluster, tasks")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the run to this file")
+	flag.StringVar(&tasksSVG, "tasks-svg", "", "write the task benchmark's plot (tokens per task and path) to this SVG file")
 	flag.Parse()
 	if *cpuprofile != "" {
 		f, err := os.Create(*cpuprofile)
@@ -66,6 +67,7 @@ func main() {
 		{"mcp", mcpCompare},
 		{"tokens", tokens},
 		{"cluster", clusterThroughput},
+		{"tasks", taskBench},
 	}
 	tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "MEASUREMENT\tOURS\tBASELINE\tRATIO\tGOAL\tMET\tNOTE")

@@ -78,22 +78,22 @@ func ourMCPCompare(ctx context.Context, e *Env, smoke bool) ([]Row, error) {
 }
 
 // ourMCPTexts runs the tee purchase through the store's /mcp and returns
-// what a host reads: the tools/list result and every tool result, as JSON.
-func ourMCPTexts(ctx context.Context, e *Env, base string) (toolList, task string, calls int, err error) {
+// what a host reads: the tools/list result, and per tool call its
+// arguments and its whole result, as JSON.
+func ourMCPTexts(ctx context.Context, e *Env, base string) (toolList string, steps []string, err error) {
 	cs, err := ourSession(ctx, e, base, func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 		return &mcp.ElicitResult{Action: "accept"}, nil
 	})
 	if err != nil {
-		return "", "", 0, err
+		return "", nil, err
 	}
 	defer cs.Close()
 	list, err := cs.ListTools(ctx, nil)
 	if err != nil {
-		return "", "", 0, err
+		return "", nil, err
 	}
 	b, _ := json.Marshal(list)
 	toolList = string(b)
-	var read strings.Builder
 	for _, step := range []struct {
 		tool string
 		args map[string]any
@@ -104,16 +104,16 @@ func ourMCPTexts(ctx context.Context, e *Env, base string) (toolList, task strin
 	} {
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: step.tool, Arguments: step.args})
 		if err != nil {
-			return "", "", 0, err
+			return "", nil, err
 		}
 		if res.IsError {
-			return "", "", 0, fmt.Errorf("%s: %v", step.tool, res.Content)
+			return "", nil, fmt.Errorf("%s: %v", step.tool, res.Content)
 		}
+		args, _ := json.Marshal(step.args)
 		b, _ := json.Marshal(res)
-		read.WriteString(string(b) + "\n")
-		calls++
+		steps = append(steps, step.tool+" "+string(args)+"\n"+string(b)+"\n")
 	}
-	return toolList, read.String(), calls, nil
+	return toolList, steps, nil
 }
 
 // bareSameWork is an MCP server written with the MCP Go SDK alone whose

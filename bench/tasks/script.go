@@ -106,6 +106,18 @@ func catalogPages(ctx context.Context, s *Scout, query string, stop func(catalog
 // findProduct finds a product's page by its name: by a search when the
 // path told the agent the catalog has one, else page by page from /.
 func findProduct(ctx context.Context, s *Scout, name string) (string, *protocol.Graph, product, error) {
+	// A link to it on a page read already is the way there.
+	for _, p := range s.order {
+		if to := navTo(s.pages[p], name); strings.HasPrefix(to, "/products/") {
+			g, err := s.Seen(ctx, to)
+			if err != nil {
+				return "", nil, product{}, err
+			}
+			var pr product
+			err = Entity(g, "product", &pr)
+			return to, g, pr, err
+		}
+	}
 	query := ""
 	if s.A.Searchable() {
 		query = name

@@ -1,0 +1,215 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/affordances-go/affordances/bench/tasks"
+)
+
+// tasksSVG is where -tasks-svg writes the plot of the task benchmark.
+var tasksSVG string
+
+// taskOutcome is one task on one path, with its tokens counted.
+type taskOutcome struct {
+	tasks.Result
+	read, written int
+}
+
+// taskBench runs every task of bench/tasks on every path in a fresh
+// store, checks each outcome in the database, and counts what the agent
+// read and wrote with the o200k tokenizer. It prints a table per task and
+// returns the medians per path. The agents are scripts, not models: the
+// figures are the floor a model would pay on each path, not success
+// rates. A smoke run does each task once on the graph path, success
+// checked, and counts nothing.
+func taskBench(ctx context.Context, _ *Env, smoke bool) ([]Row, error) {
+	paths := tasks.Paths()
+	if smoke {
+		paths = paths[:1]
+	}
+	var outs []taskOutcome
+	texts := map[string]string{}
+	failed := 0
+	for _, p := range paths {
+		for _, t := range tasks.All() {
+			r := tasks.Run(ctx, t, p)
+			_, impossible := tasks.Impossible[p.Name+"/"+t.ID]
+			if !r.OK && !impossible {
+				fmt.Fprintf(os.Stderr, "bench: task %s on %s failed: %v\n", t.ID, p.Name, r.Err)
+				failed++
+			}
+			outs = append(outs, taskOutcome{Result: r})
+			if r.Log != nil {
+				key := p.Name + "/" + t.ID
+				texts[key+"/read"] = strings.Join(r.Log.Read, "\n")
+				texts[key+"/written"] = strings.Join(r.Log.Written, "\n")
+			}
+		}
+	}
+	if failed > 0 {
+		return nil, fmt.Errorf("%d tasks failed their check", failed)
+	}
+	if smoke {
+		return []Row{{Name: fmt.Sprintf("tasks: %d on the graph path, each checked in the database", len(outs)), Ours: "all succeeded", Met: "(smoke)"}}, nil
+	}
+	n, err := countTokens(ctx, tokensDir(), texts)
+	if err != nil {
+		return nil, err
+	}
+	for i := range outs {
+		key := outs[i].Path + "/" + outs[i].Task
+		outs[i].read, outs[i].written = n[key+"/read"], n[key+"/written"]
+	}
+	printTaskTable(outs, paths)
+	if tasksSVG != "" {
+		if err := os.WriteFile(tasksSVG, []byte(taskPlot(outs, paths)), 0o644); err != nil {
+			return nil, err
+		}
+	}
+	return taskRows(outs, paths), nil
+}
+
+// printTaskTable prints, per task, each path's tokens read + written,
+// exchanges and wall time, and whether the check passed.
+func printTaskTable(outs []taskOutcome, paths []tasks.Path) {
+	tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
+	head := "TASK\tKIND"
+	for _, p := range paths {
+		head += "\t" + strings.ToUpper(p.Name) + " (tokens, calls, ms)"
+	}
+	fmt.Fprintln(tw, head)
+	kinds := map[string]tasks.Kind{}
+	for _, t := range tasks.All() {
+		kinds[t.ID] = t.Kind
+	}
+	for _, t := range tasks.All() {
+		line := t.ID + "\t" + string(kinds[t.ID])
+		for _, p := range paths {
+			o := find(outs, t.ID, p.Name)
+			mark := ""
+			if !o.OK {
+				mark = " FAILED"
+			}
+			line += fmt.Sprintf("\t%d, %d, %d%s", o.read+o.written, exchanges(o), o.Wall.Milliseconds(), mark)
+		}
+		fmt.Fprintln(tw, line)
+	}
+	tw.Flush()
+	fmt.Println()
+}
+
+func find(outs []taskOutcome, task, path string) taskOutcome {
+	for _, o := range outs {
+		if o.Task == task && o.Path == path {
+			return o
+		}
+	}
+	return taskOutcome{}
+}
+
+func exchanges(o taskOutcome) int {
+	if o.Log == nil {
+		return 0
+	}
+	return o.Log.Exchanges
+}
+
+// taskRows are the medians per path, and its three most expensive tasks.
+func taskRows(outs []taskOutcome, paths []tasks.Path) []Row {
+	var rows []Row
+	for _, p := range paths {
+		var tok, calls []int
+		var wall []time.Duration
+		var mine []taskOutcome
+		ok := 0
+		for _, o := range outs {
+			if o.Path != p.Name {
+				continue
+			}
+			mine = append(mine, o)
+			if o.OK {
+				ok++
+			}
+			tok = append(tok, o.read+o.written)
+			calls = append(calls, exchanges(o))
+			wall = append(wall, o.Wall)
+		}
+		slices.SortFunc(mine, func(a, b taskOutcome) int { return (b.read + b.written) - (a.read + a.written) })
+		var top []string
+		for _, o := range mine[:min(3, len(mine))] {
+			top = append(top, fmt.Sprintf("%s %d", o.Task, o.read+o.written))
+		}
+		rows = append(rows, Row{Name: fmt.Sprintf("tasks on %s: median per task (%d of %d succeeded)", p.Name, ok, len(mine)),
+			Ours: fmt.Sprintf("%d tokens, %d calls, %dms", medianOf(tok), medianOf(calls), medianOf(wall).Milliseconds()),
+			Note: "most expensive: " + strings.Join(top, ", ")})
+	}
+	return rows
+}
+
+func medianOf[T int | time.Duration](xs []T) T {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+// taskPlot draws tokens per task per path as horizontal bars, one group
+// per task, on a log scale: a hand-written SVG, so the plot needs no
+// dependency.
+func taskPlot(outs []taskOutcome, paths []tasks.Path) string {
+	colours := []string{"#1f6f8b", "#99c24d", "#e07a5f", "#6d597a", "#f2cc8f"}
+	const left, barH, gap, width = 150, 6, 8, 560
+	all := tasks.All()
+	height := 40 + len(all)*(len(paths)*barH+gap) + 40
+	maxTok := 1
+	for _, o := range outs {
+		maxTok = max(maxTok, o.read+o.written)
+	}
+	scale := func(v int) float64 { // log10 from 100 tokens to the largest
+		if v < 100 {
+			v = 100
+		}
+		return float64(width) * (log10(float64(v)) - 2) / (log10(float64(maxTok)) - 2)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" font-size="10">`+"\n", left+width+20, height)
+	fmt.Fprintf(&b, `<text x="%d" y="16" font-size="12">o200k tokens read and written per task, per path (log scale; scripted agents: the floor a model pays)</text>`+"\n", 4)
+	for i, p := range paths {
+		fmt.Fprintf(&b, `<rect x="%d" y="24" width="10" height="8" fill="%s"/><text x="%d" y="32">%s</text>`+"\n", left+i*130, colours[i%len(colours)], left+i*130+14, p.Name)
+	}
+	y := 44
+	for _, t := range all {
+		fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="end">%s</text>`+"\n", left-6, y+len(paths)*barH/2+3, t.ID)
+		for i, p := range paths {
+			o := find(outs, t.ID, p.Name)
+			w := scale(o.read + o.written)
+			fill := colours[i%len(colours)]
+			if !o.OK {
+				fill = "#cccccc" // failed or impossible on this path
+			}
+			fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%.1f" height="%d" fill="%s"><title>%s on %s: %d tokens</title></rect>`+"\n", left, y, w, barH-1, fill, t.ID, p.Name, o.read+o.written)
+			y += barH
+		}
+		y += gap
+	}
+	for _, tick := range []int{100, 1000, 10000, 100000} {
+		if tick > maxTok {
+			break
+		}
+		x := float64(left) + scale(tick)
+		fmt.Fprintf(&b, `<line x1="%.1f" y1="40" x2="%.1f" y2="%d" stroke="#999" stroke-dasharray="2,3"/><text x="%.1f" y="%d" text-anchor="middle">%d</text>`+"\n", x, x, y, x, y+12, tick)
+	}
+	b.WriteString("</svg>\n")
+	return b.String()
+}
+
+func log10(x float64) float64 { return math.Log10(x) }
