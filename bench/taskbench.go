@@ -213,3 +213,36 @@ func taskPlot(outs []taskOutcome, paths []tasks.Path) string {
 }
 
 func log10(x float64) float64 { return math.Log10(x) }
+
+// modelBench runs the task set with a real model (bench/tasks.RunModel)
+// on every path, when AFFORD_MODEL_URL (with AFFORD_MODEL and
+// AFFORD_MODEL_KEY) names an OpenAI-compatible endpoint; otherwise it
+// says it is off. It reports success rates and the endpoint's token
+// usage: what a model really pays, where the task group reports the
+// floor.
+func modelBench(ctx context.Context, _ *Env, _ bool) ([]Row, error) {
+	m, ok := tasks.ModelFromEnv()
+	if !ok {
+		return []Row{{Name: "tasks with a model", Ours: "off", Note: "set AFFORD_MODEL_URL, AFFORD_MODEL and AFFORD_MODEL_KEY to an OpenAI-compatible endpoint"}}, nil
+	}
+	var rows []Row
+	for _, p := range tasks.Paths() {
+		ok, n := 0, 0
+		var prompt, completion []int
+		for _, t := range tasks.All() {
+			r := tasks.RunModel(ctx, m, t, p)
+			n++
+			if r.OK {
+				ok++
+			} else {
+				fmt.Fprintf(os.Stderr, "bench: %s on %s with %s: %v\n", t.ID, p.Name, m.Name, r.Err)
+			}
+			prompt = append(prompt, r.PromptTokens)
+			completion = append(completion, r.CompletionTokens)
+		}
+		rows = append(rows, Row{Name: fmt.Sprintf("tasks with %s on %s", m.Name, p.Name),
+			Ours: fmt.Sprintf("%d of %d succeeded", ok, n),
+			Note: fmt.Sprintf("median per task: %d prompt + %d completion tokens (the endpoint's usage)", medianOf(prompt), medianOf(completion))})
+	}
+	return rows, nil
+}
