@@ -290,4 +290,3 @@ func runTool(ctx context.Context, s *Scout, a Agent, name string, raw json.RawMe
 	b, _ := json.Marshal(v)
 	return string(b)
 }
-
