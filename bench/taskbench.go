@@ -22,15 +22,16 @@ type taskOutcome struct {
 	read, written int
 }
 
-// taskBench runs every task of bench/tasks on every path in a fresh
-// store, checks each outcome in the database, and counts what the agent
+// taskBench runs every task of bench/tasks on every path (the graph,
+// the graph after the site index, our /mcp, Playwright MCP's snapshots,
+// and Playwright MCP's WebMCP tools) in a fresh store, checks each outcome in the database, and counts what the agent
 // read and wrote with the o200k tokenizer. It prints a table per task and
 // returns the medians per path. The agents are scripts, not models: the
 // figures are the floor a model would pay on each path, not success
 // rates. A smoke run does each task once on the graph path, success
 // checked, and counts nothing.
 func taskBench(ctx context.Context, _ *Env, smoke bool) ([]Row, error) {
-	paths := tasks.Paths()
+	paths := append(tasks.Paths(), tasks.BrowserPaths()...)
 	if smoke {
 		paths = paths[:1]
 	}

@@ -87,3 +87,13 @@ var Impossible = map[string]string{
 	"mcp/create-token": "cannot hold",
 	"mcp/revoke-token": "cannot hold",
 }
+
+// BrowserPaths are the paths through Playwright MCP and Chromium: the
+// baseline, reading snapshots and acting with the page's controls. They
+// need Node, bench/tokens' packages and Chromium.
+func BrowserPaths() []Path {
+	return []Path{
+		{"snapshot", func(ctx context.Context, w *World) (Agent, error) { return NewSnapshotAgent(ctx, w, false) }},
+		{"webmcp", func(ctx context.Context, w *World) (Agent, error) { return NewSnapshotAgent(ctx, w, true) }},
+	}
+}

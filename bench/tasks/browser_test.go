@@ -1,0 +1,43 @@
+package tasks
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"testing"
+)
+
+// needBrowser skips without Node, Playwright MCP or Chromium, unless CI
+// is set: there they must be.
+func needBrowser(t *testing.T) {
+	t.Helper()
+	_, errNode := exec.LookPath("node")
+	_, errCLI := os.Stat(PlaywrightMCP())
+	_, errChromium := os.Stat(chromium())
+	if errNode != nil || errCLI != nil || errChromium != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("CI needs node, Playwright MCP (npm ci --prefix bench/tokens) and Chromium: %v %v %v", errNode, errCLI, errChromium)
+		}
+		t.Skipf("no browser path here (node %v, Playwright MCP %v, Chromium %v)", errNode, errCLI, errChromium)
+	}
+}
+
+// The browser paths do writes, a question, approvals and an unavailable
+// task, checked in the database like the others.
+func TestTasks_BrowserPaths(t *testing.T) {
+	needBrowser(t)
+	ctx := context.Background()
+	for _, p := range BrowserPaths() {
+		for _, id := range []string{"add-hoodie", "stock-of", "remove-line", "buy-jacket", "sold-out", "order-new-address"} {
+			t.Run(p.Name+"/"+id, func(t *testing.T) {
+				r := Run(ctx, taskNamed(id), p)
+				if !r.OK {
+					t.Errorf("%v (answer %q)", r.Err, r.Answer)
+				}
+				if r.Log == nil || r.Log.Exchanges == 0 {
+					t.Error("nothing logged")
+				}
+			})
+		}
+	}
+}

@@ -1,0 +1,368 @@
+package tasks
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/affordances-go/affordances/client"
+	"github.com/affordances-go/affordances/protocol"
+)
+
+// SnapshotAgent is the baseline: Playwright MCP driving Chromium in the
+// person's signed-in browser, reading each page as an accessibility
+// snapshot and acting with the page's own controls (typing, choosing,
+// clicking), WebMCP off. Its log is what such an agent reads (the tool
+// list once, every tool result) and writes (every tool call).
+//
+// A script cannot read a snapshot as a model does, so it decides from the
+// same page's graph, fetched beside the browser in another session of the
+// same person and not counted: the agent's tokens are the snapshots'.
+// Before a confirm action's button, the agent asks the person in its
+// chat, as the graph path does for a session.
+type SnapshotAgent struct {
+	w      *World
+	webmcp bool            // the page's WebMCP tools, where they do the action
+	seen   map[string]bool // tools listed to the agent already
+	cs     *mcp.ClientSession
+	log    Log
+	graphs *client.Client // the script's eyes, not counted
+	dir    string
+	snap   string // the last snapshot read
+}
+
+// PlaywrightMCP is Playwright MCP's command line in bench/tokens.
+func PlaywrightMCP() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "tokens", "node_modules", "@playwright", "mcp", "cli.js")
+}
+
+// NewSnapshotAgent starts Playwright MCP on a browser already signed in as
+// the person. With webmcp, Chromium runs with WebMCP on, and the agent
+// calls the tools the store's pages register (webmcp_ACTION) instead of
+// typing and clicking; a confirm action's tool only asks for the person,
+// who then presses the page's button (the agent fills the form for them).
+func NewSnapshotAgent(ctx context.Context, w *World, webmcp bool) (*SnapshotAgent, error) {
+	cli := PlaywrightMCP()
+	if _, err := os.Stat(cli); err != nil {
+		return nil, fmt.Errorf("Playwright MCP is not installed (npm ci --prefix bench/tokens): %w", err)
+	}
+	dir, err := os.MkdirTemp("", "tasks-playwright-")
+	if err != nil {
+		return nil, err
+	}
+	a := &SnapshotAgent{w: w, dir: dir, webmcp: webmcp, seen: map[string]bool{}}
+	// The person's browser: a session of theirs in its cookies.
+	sess, err := w.Store.CreateSession(ctx, w.UserID)
+	if err != nil {
+		return nil, err
+	}
+	u, _ := url.Parse(w.URL)
+	state, _ := json.Marshal(map[string]any{"cookies": []map[string]any{{"name": "sid", "value": sess, "domain": u.Hostname(), "path": "/",
+		"expires": -1, "httpOnly": true, "secure": false, "sameSite": "Lax"}}, "origins": []any{}})
+	statePath := filepath.Join(dir, "state.json")
+	if err := os.WriteFile(statePath, state, 0o600); err != nil {
+		return nil, err
+	}
+	args := []string{cli, "--headless", "--isolated", "--no-sandbox", "--executable-path", chromium(),
+		"--output-dir", dir, "--storage-state", statePath}
+	if webmcp {
+		config := filepath.Join(dir, "config.json")
+		if err := os.WriteFile(config, []byte(`{"browser":{"launchOptions":{"args":["--enable-features=WebMCP"]}}}`), 0o600); err != nil {
+			return nil, err
+		}
+		args = append(args, "--config", config)
+	} else {
+		args = append(args, "--no-webmcp")
+	}
+	cmd := exec.Command("node", args...)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "tasks", Version: "0"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	a.cs = cs
+	list, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		a.Close()
+		return nil, err
+	}
+	b, _ := json.Marshal(list.Tools)
+	a.log.Read = append(a.log.Read, string(b))
+	for _, t := range list.Tools {
+		a.seen[t.Name] = true
+	}
+	// The script's eyes: the same person, its own session.
+	sess2, err := w.Store.CreateSession(ctx, w.UserID)
+	if err != nil {
+		a.Close()
+		return nil, err
+	}
+	jar, _ := cookiejar.New(nil)
+	jar.SetCookies(u, []*http.Cookie{{Name: "sid", Value: sess2, Path: "/"}})
+	a.graphs = client.New(client.Options{HTTPClient: &http.Client{Jar: jar, Timeout: 30 * time.Second}})
+	return a, nil
+}
+
+// chromium is Debian's Chromium, or $CHROMIUM.
+func chromium() string {
+	if c := os.Getenv("CHROMIUM"); c != "" {
+		return c
+	}
+	return "/usr/bin/chromium"
+}
+
+// Close stops Playwright MCP and its browser.
+func (a *SnapshotAgent) Close() {
+	if a.cs != nil {
+		a.cs.Close()
+	}
+	os.RemoveAll(a.dir)
+}
+
+// tool calls a Playwright MCP tool and logs it; it returns the result's
+// text.
+func (a *SnapshotAgent) tool(ctx context.Context, name string, args map[string]any) (string, error) {
+	res, err := a.cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+	w, _ := json.Marshal(map[string]any{"name": name, "arguments": args})
+	if err != nil {
+		a.log.add(string(w), "")
+		return "", err
+	}
+	var text strings.Builder
+	for _, c := range res.Content {
+		if t, ok := c.(*mcp.TextContent); ok {
+			text.WriteString(t.Text + "\n")
+		}
+	}
+	a.log.add(string(w), text.String())
+	if res.IsError {
+		return "", fmt.Errorf("%s: %.300s", name, text.String())
+	}
+	return text.String(), nil
+}
+
+// act runs a tool and keeps the page snapshot it gave, or reads one (this
+// version of Playwright MCP writes a navigation's snapshot to a file).
+func (a *SnapshotAgent) act(ctx context.Context, name string, args map[string]any) (string, error) {
+	t, err := a.tool(ctx, name, args)
+	if err != nil {
+		return "", err
+	}
+	if !strings.Contains(t, "```yaml") {
+		s, err := a.tool(ctx, "browser_snapshot", map[string]any{})
+		if err != nil {
+			return "", err
+		}
+		t += s
+	}
+	a.snap = t
+	if a.webmcp {
+		if err := a.newTools(ctx); err != nil {
+			return "", err
+		}
+	}
+	return t, nil
+}
+
+// newTools logs the tools a page registered that the agent had not seen,
+// as a host hands them to its model after tools/list_changed: each
+// definition once.
+func (a *SnapshotAgent) newTools(ctx context.Context) error {
+	list, err := a.cs.ListTools(ctx, nil)
+	if err != nil {
+		return err
+	}
+	var fresh []*mcp.Tool
+	for _, t := range list.Tools {
+		if !a.seen[t.Name] {
+			a.seen[t.Name] = true
+			fresh = append(fresh, t)
+		}
+	}
+	if len(fresh) > 0 {
+		b, _ := json.Marshal(fresh)
+		a.log.Read = append(a.log.Read, string(b))
+	}
+	return nil
+}
+
+var refLine = regexp.MustCompile(`- (\w+) "([^"]*)"[^\n]*\[ref=([^\]]+)\]`)
+
+// ref finds an element of the last snapshot by role and the start of its
+// name.
+func (a *SnapshotAgent) ref(role, name string) (string, error) {
+	for _, m := range refLine.FindAllStringSubmatch(a.snap, -1) {
+		if m[1] == role && strings.HasPrefix(m[2], name) {
+			return m[3], nil
+		}
+	}
+	return "", fmt.Errorf("no %s %q on the page", role, name)
+}
+
+func (a *SnapshotAgent) click(ctx context.Context, role, name string) error {
+	r, err := a.ref(role, name)
+	if err != nil {
+		return err
+	}
+	_, err = a.act(ctx, "browser_click", map[string]any{"element": name, "target": r})
+	return err
+}
+
+func (a *SnapshotAgent) typeIn(ctx context.Context, role, name, text string, submit bool) error {
+	r, err := a.ref(role, name)
+	if err != nil {
+		return err
+	}
+	_, err = a.act(ctx, "browser_type", map[string]any{"element": name, "target": r, "text": text, "submit": submit})
+	return err
+}
+
+// Read opens the page in the browser (the snapshot is what the agent
+// reads) and returns its graph for the script.
+func (a *SnapshotAgent) Read(ctx context.Context, page string) (*protocol.Graph, error) {
+	if _, err := a.act(ctx, "browser_navigate", map[string]any{"url": a.w.URL + page}); err != nil {
+		return nil, err
+	}
+	return a.graphs.Graph(ctx, a.w.URL+page)
+}
+
+// Call does the action with the page's controls: on the page (opened if
+// the browser is elsewhere), the action's fields, then its button.
+func (a *SnapshotAgent) Call(ctx context.Context, page, action string, input any) (*protocol.Delta, error) {
+	if !strings.Contains(a.snap, "Page URL: "+a.w.URL+page+"\n") {
+		if _, err := a.act(ctx, "browser_navigate", map[string]any{"url": a.w.URL + page}); err != nil {
+			return nil, err
+		}
+	}
+	g, err := a.graphs.Graph(ctx, a.w.URL+page)
+	if err != nil {
+		return nil, err
+	}
+	if d, ok := ActionOf(g, action); ok && d.Expose == protocol.ExposeConfirm {
+		a.w.Approvals++ // the agent asks the person in its chat; they say yes
+	}
+	in := map[string]any{}
+	if input != nil {
+		b, _ := json.Marshal(input)
+		json.Unmarshal(b, &in)
+	}
+	if a.webmcp {
+		if _, err := a.tool(ctx, "webmcp_"+action, in); err == nil {
+			return &protocol.Delta{OK: true, Message: "Done through the page's tool."}, nil
+		} else if !strings.Contains(err.Error(), "must confirm") {
+			return nil, err
+		}
+		// The tool asked for the person: they press the page's button,
+		// with the form filled as the call would have it.
+	}
+	str := func(k string) string { s, _ := in[k].(string); return s }
+	lineOf := func(sku string) (string, error) {
+		var c cart
+		if err := Entity(g, "cart", &c); err != nil {
+			return "", err
+		}
+		for _, l := range c.Lines {
+			if l.SKU == sku {
+				return fmt.Sprintf("%s (%s, %s)", l.Product, l.Colour, l.Size), nil
+			}
+		}
+		return "", fmt.Errorf("no line %s", sku)
+	}
+	switch action {
+	case "addToCart":
+		r, err := a.ref("combobox", "Colour and size")
+		if err != nil {
+			return nil, err
+		}
+		if _, err := a.act(ctx, "browser_select_option", map[string]any{"element": "Colour and size", "target": r, "values": []string{str("sku")}}); err != nil {
+			return nil, err
+		}
+		if q, ok := in["qty"].(float64); ok && q != 1 {
+			if err := a.typeIn(ctx, "spinbutton", "Quantity", fmt.Sprint(q), false); err != nil {
+				return nil, err
+			}
+		}
+		err = a.click(ctx, "button", "Add to cart")
+	case "setQuantity":
+		line, lerr := lineOf(str("sku"))
+		if lerr != nil {
+			return nil, lerr
+		}
+		err = a.typeIn(ctx, "spinbutton", "Quantity of "+line, fmt.Sprint(in["qty"]), true)
+	case "removeFromCart":
+		line, lerr := lineOf(str("sku"))
+		if lerr != nil {
+			return nil, lerr
+		}
+		err = a.click(ctx, "button", "Remove "+line)
+	case "placeOrder":
+		if ad, ok := in["address"].(map[string]any); ok {
+			for _, f := range [][2]string{{"name", "Name"}, {"street", "Street and number"}, {"postcode", "Postcode"}, {"city", "City"}, {"country", "Country code"}} {
+				if err := a.typeIn(ctx, "textbox", f[1], fmt.Sprint(ad[f[0]]), false); err != nil {
+					return nil, err
+				}
+			}
+		}
+		if in["saveAddress"] == true {
+			if err := a.click(ctx, "checkbox", "Save this address"); err != nil {
+				return nil, err
+			}
+		}
+		err = a.click(ctx, "button", "Place order")
+	case "cancelOrder":
+		if err = a.click(ctx, "button", "Cancel order"); err == nil && strings.Contains(a.snap, `button "Confirm"`) {
+			err = a.click(ctx, "button", "Confirm")
+		}
+	case "createToken":
+		if err = a.typeIn(ctx, "textbox", "Label", str("label"), false); err == nil {
+			err = a.click(ctx, "button", "Create token")
+		}
+	case "revokeToken":
+		var ts []struct {
+			ID    int64  `json:"id"`
+			Label string `json:"label"`
+		}
+		if err := Entity(g, "tokens", &ts); err != nil {
+			return nil, err
+		}
+		for _, t := range ts {
+			if float64(t.ID) == in["id"] {
+				err = a.click(ctx, "button", "Revoke "+t.Label)
+			}
+		}
+	default:
+		return nil, fmt.Errorf("the browser agent has no way to %s", action)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if strings.Contains(a.snap, `role="alert"`) || strings.Contains(a.snap, "- alert") {
+		return nil, errors.New("the page shows an error")
+	}
+	return &protocol.Delta{OK: true, Message: "Done in the browser."}, nil
+}
+
+// Route: a browser agent knows no route before it reads pages.
+func (a *SnapshotAgent) Route(string) string { return "" }
+
+// Searchable: the catalog's search box is on the page, not known before.
+func (a *SnapshotAgent) Searchable() bool { return false }
+
+// SignIn: the browser is the person's, signed in already.
+func (a *SnapshotAgent) SignIn(context.Context, string, string) error { return nil }
+
+func (a *SnapshotAgent) Log() *Log { return &a.log }
