@@ -83,7 +83,7 @@ func printTaskTable(outs []taskOutcome, paths []tasks.Path) {
 	tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
 	head := "TASK\tKIND"
 	for _, p := range paths {
-		head += "\t" + strings.ToUpper(p.Name) + " (tokens, calls, ms)"
+		head += "\t" + strings.ToUpper(p.Name) + " (read+written, calls, ms)"
 	}
 	fmt.Fprintln(tw, head)
 	kinds := map[string]tasks.Kind{}
@@ -98,7 +98,7 @@ func printTaskTable(outs []taskOutcome, paths []tasks.Path) {
 			if !o.OK {
 				mark = " FAILED"
 			}
-			line += fmt.Sprintf("\t%d, %d, %d%s", o.read+o.written, exchanges(o), o.Wall.Milliseconds(), mark)
+			line += fmt.Sprintf("\t%d+%d, %d, %d%s", o.read, o.written, exchanges(o), o.Wall.Milliseconds(), mark)
 		}
 		fmt.Fprintln(tw, line)
 	}
@@ -227,7 +227,7 @@ func modelBench(ctx context.Context, _ *Env, _ bool) ([]Row, error) {
 		return []Row{{Name: "tasks with a model", Ours: "off", Note: "set AFFORD_MODEL_URL, AFFORD_MODEL and AFFORD_MODEL_KEY to an OpenAI-compatible endpoint"}}, nil
 	}
 	var rows []Row
-	for _, p := range tasks.Paths() {
+	for _, p := range append(tasks.Paths(), tasks.BrowserPaths()...) {
 		ok, n := 0, 0
 		var prompt, completion []int
 		for _, t := range tasks.All() {

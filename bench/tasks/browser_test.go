@@ -41,3 +41,18 @@ func TestTasks_BrowserPaths(t *testing.T) {
 		}
 	}
 }
+
+// With a model on the snapshot path, the model gets Playwright MCP's
+// tools and drives the browser: a question checked in the database.
+func TestModel_TheSnapshotPath(t *testing.T) {
+	needBrowser(t)
+	srv := fakeModel(t, []turn{
+		{"", "browser_navigate", `{"url":"{site}/products/rain-shell"}`},
+		{"Rain Shell", "answer", `{"text":"Yellow and Black."}`},
+	})
+	m := Model{URL: srv.URL + "/v1", Key: "sk-test", Name: "fake-1"}
+	r := RunModel(context.Background(), m, taskNamed("colours-of"), BrowserPaths()[0])
+	if !r.OK {
+		t.Fatalf("%v", r.Err)
+	}
+}

@@ -90,8 +90,8 @@ type (
 // answerTool ends a task with the model's answer to the person.
 const answerTool = "answer"
 
-// RunModel does a task on a path with the model: it gives the model the
-// statement and the path's tools, runs each tool call it makes through
+// RunModel does a task on a path (any of Paths and BrowserPaths) with the
+// model: it gives the model the statement and the path's tools, runs each tool call it makes through
 // the path's agent, and ends when the model calls answer (or replies
 // without a tool call). The outcome is checked like a script's.
 func RunModel(ctx context.Context, m Model, t Task, p Path) ModelResult {
@@ -123,7 +123,13 @@ func RunModel(ctx context.Context, m Model, t Task, p Path) ModelResult {
 		{Role: "user", Content: t.Statement},
 	}
 	scout := NewScout(a)
-	r.Answer, err = m.converse(ctx, &r, msgs, tools, func(name string, args json.RawMessage) string {
+	var refresh func([]chatTool) []chatTool
+	if _, ok := a.(*SnapshotAgent); ok {
+		// Pages register tools as the browser moves: the host lists them
+		// again before each turn.
+		refresh = func([]chatTool) []chatTool { return modelTools(a) }
+	}
+	r.Answer, err = m.converse(ctx, &r, msgs, tools, refresh, func(name string, args json.RawMessage) string {
 		return runTool(ctx, scout, a, name, args)
 	})
 	r.Wall = time.Since(start)
@@ -141,12 +147,15 @@ func RunModel(ctx context.Context, m Model, t Task, p Path) ModelResult {
 }
 
 // converse runs the conversation until the model answers.
-func (m Model) converse(ctx context.Context, r *ModelResult, msgs []chatMessage, tools []chatTool, run func(string, json.RawMessage) string) (string, error) {
+func (m Model) converse(ctx context.Context, r *ModelResult, msgs []chatMessage, tools []chatTool, refresh func([]chatTool) []chatTool, run func(string, json.RawMessage) string) (string, error) {
 	turns := m.MaxTurns
 	if turns <= 0 {
 		turns = 40
 	}
 	for range turns {
+		if refresh != nil {
+			tools = refresh(tools)
+		}
 		res, err := m.complete(ctx, chatRequest{Model: m.Name, Messages: msgs, Tools: tools})
 		if err != nil {
 			return "", err
@@ -227,13 +236,26 @@ func modelSystem(a Agent, w *World) string {
 }
 
 // modelTools are the path's tools in the chat format: the MCP tool list
-// on the MCP path; readPage and callAction (with signIn for a password
-// the person gives) on the Affordances paths; and answer.
+// on the MCP path; Playwright MCP's (and the page's) on the browser
+// paths; readPage and callAction (with signIn for a password the person
+// gives) on the Affordances paths; and answer.
 func modelTools(a Agent) []chatTool {
 	fn := func(name, desc, params string) chatTool {
 		return chatTool{Type: "function", Function: toolFunction{Name: name, Description: desc, Parameters: json.RawMessage(params)}}
 	}
 	tools := []chatTool{fn(answerTool, "Tell the person the outcome, and end.", `{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`)}
+	if sa, ok := a.(*SnapshotAgent); ok {
+		// The browser paths: Playwright MCP's own tools (with the page's
+		// WebMCP tools as they appear, see refreshTools).
+		list, err := sa.cs.ListTools(context.Background(), nil)
+		if err == nil {
+			for _, t := range list.Tools {
+				params, _ := json.Marshal(t.InputSchema)
+				tools = append(tools, chatTool{Type: "function", Function: toolFunction{Name: t.Name, Description: t.Description, Parameters: params}})
+			}
+		}
+		return tools
+	}
 	if ma, ok := a.(*MCPAgent); ok {
 		for _, t := range ma.tools {
 			params, _ := json.Marshal(t.InputSchema)
@@ -256,6 +278,18 @@ func runTool(ctx context.Context, s *Scout, a Agent, name string, raw json.RawMe
 	var args map[string]any
 	if err := json.Unmarshal(raw, &args); err != nil {
 		return "error: the arguments are not a JSON object: " + err.Error()
+	}
+	if sa, ok := a.(*SnapshotAgent); ok {
+		// The browser: the tool's text, as Playwright MCP gives it. A page
+		// tool (webmcp_ACTION) is an action's call.
+		if action, ok := strings.CutPrefix(name, "webmcp_"); ok {
+			a.Log().called(action)
+		}
+		text, err := sa.tool(ctx, name, args)
+		if err != nil {
+			return "error: " + err.Error()
+		}
+		return text
 	}
 	if ma, ok := a.(*MCPAgent); ok {
 		// The host gives the model the tool's whole result, as MCP has it.

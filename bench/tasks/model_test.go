@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -48,7 +49,13 @@ func fakeModel(t *testing.T, turns []turn) *httptest.Server {
 			return
 		}
 		tc := toolCall{ID: fmt.Sprintf("call_%d", next), Type: "function"}
-		tc.Function.Name, tc.Function.Arguments = tu.tool, tu.args
+		// {site} is the shop's URL, as the system message gives it.
+		site := regexp.MustCompile(`at (http://[^, ]+),`).FindStringSubmatch(req.Messages[0].Content)
+		args := tu.args
+		if site != nil {
+			args = strings.ReplaceAll(args, "{site}", site[1])
+		}
+		tc.Function.Name, tc.Function.Arguments = tu.tool, args
 		json.NewEncoder(w).Encode(map[string]any{
 			"choices": []any{map[string]any{"message": chatMessage{Role: "assistant", ToolCalls: []toolCall{tc}}}},
 			"usage":   map[string]int{"prompt_tokens": 100 * next, "completion_tokens": 10},
