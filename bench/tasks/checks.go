@@ -155,7 +155,10 @@ func eachProduct(ctx context.Context, w *World, f func(*shop.Product)) error {
 	return nil
 }
 
-// productFact is a fact of one product, as the database has it.
+// productFact is a fact of one product, as the database has it. A check
+// computes its facts from the store's own types, apart from the scripts'
+// reading of the pages, even where the two look alike: a check that
+// shared a script's code could not catch that code's mistakes.
 func productFact(slug string, f func(*shop.Product) string) func(context.Context, *World) (string, error) {
 	return func(ctx context.Context, w *World) (string, error) {
 		p, err := w.Store.Product(ctx, slug)

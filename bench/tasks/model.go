@@ -95,54 +95,23 @@ const answerTool = "answer"
 // the path's agent, and ends when the model calls answer (or replies
 // without a tool call). The outcome is checked like a script's.
 func RunModel(ctx context.Context, m Model, t Task, p Path) ModelResult {
-	r := ModelResult{Result: Result{Task: t.ID, Path: p.Name}}
-	w, err := NewWorld(ctx)
-	if err != nil {
-		r.Err = err
-		return r
-	}
-	defer w.Close()
-	if t.Setup != nil {
-		if err := t.Setup(ctx, w); err != nil {
-			r.Err = err
-			return r
+	var r ModelResult
+	r.Result = attempt(ctx, t, p, func(ctx context.Context, w *World, a Agent) (string, error) {
+		msgs := []chatMessage{
+			{Role: "system", Content: modelSystem(a, w)},
+			{Role: "user", Content: t.Statement},
 		}
-	}
-	start := time.Now()
-	a, err := p.New(ctx, w)
-	if err != nil {
-		r.Err = err
-		return r
-	}
-	if c, ok := a.(interface{ Close() }); ok {
-		defer c.Close()
-	}
-	tools := modelTools(a)
-	msgs := []chatMessage{
-		{Role: "system", Content: modelSystem(a, w)},
-		{Role: "user", Content: t.Statement},
-	}
-	scout := NewScout(a)
-	var refresh func([]chatTool) []chatTool
-	if _, ok := a.(*SnapshotAgent); ok {
-		// Pages register tools as the browser moves: the host lists them
-		// again before each turn.
-		refresh = func([]chatTool) []chatTool { return modelTools(a) }
-	}
-	r.Answer, err = m.converse(ctx, &r, msgs, tools, refresh, func(name string, args json.RawMessage) string {
-		return runTool(ctx, scout, a, name, args)
+		var refresh func([]chatTool) []chatTool
+		if _, ok := a.(*SnapshotAgent); ok {
+			// Pages register tools as the browser moves: the host lists
+			// them again before each turn.
+			refresh = func([]chatTool) []chatTool { return modelTools(a) }
+		}
+		scout := NewScout(a)
+		return m.converse(ctx, &r, msgs, modelTools(a), refresh, func(name string, args json.RawMessage) string {
+			return runTool(ctx, scout, a, name, args)
+		})
 	})
-	r.Wall = time.Since(start)
-	r.Log = a.Log()
-	if err != nil {
-		r.Err = fmt.Errorf("the model: %w", err)
-		return r
-	}
-	if err := t.Check(ctx, w, r.Answer, r.Log); err != nil {
-		r.Err = err
-		return r
-	}
-	r.OK = true
 	return r
 }
 

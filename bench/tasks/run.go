@@ -37,8 +37,18 @@ type Result struct {
 	Wall time.Duration
 }
 
-// Run does a task on a path in a fresh world and checks the outcome.
+// Run does a task on a path in a fresh world with the task's script, and
+// checks the outcome.
 func Run(ctx context.Context, t Task, p Path) Result {
+	return attempt(ctx, t, p, func(ctx context.Context, _ *World, a Agent) (string, error) {
+		return t.Script(ctx, NewScout(a))
+	})
+}
+
+// attempt is one attempt at a task on a path: a fresh world in the task's
+// starting state, an agent on the path, do (a script or a model), and the
+// task's check of the outcome.
+func attempt(ctx context.Context, t Task, p Path, do func(context.Context, *World, Agent) (string, error)) Result {
 	r := Result{Task: t.ID, Path: p.Name}
 	w, err := NewWorld(ctx)
 	if err != nil {
@@ -52,7 +62,7 @@ func Run(ctx context.Context, t Task, p Path) Result {
 			return r
 		}
 	}
-	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancel()
 	start := time.Now()
 	a, err := p.New(ctx, w)
@@ -63,7 +73,7 @@ func Run(ctx context.Context, t Task, p Path) Result {
 	if c, ok := a.(interface{ Close() }); ok {
 		defer c.Close()
 	}
-	r.Answer, err = t.Script(ctx, NewScout(a))
+	r.Answer, err = do(ctx, w, a)
 	r.Wall = time.Since(start)
 	r.Log = a.Log()
 	if err != nil {
