@@ -58,7 +58,7 @@ func PlaywrightMCP() string {
 func NewSnapshotAgent(ctx context.Context, w *World, webmcp bool) (*SnapshotAgent, error) {
 	cli := PlaywrightMCP()
 	if _, err := os.Stat(cli); err != nil {
-		return nil, fmt.Errorf("Playwright MCP is not installed (npm ci --prefix bench/tokens): %w", err)
+		return nil, fmt.Errorf("no Playwright MCP (npm ci --prefix bench/tokens): %w", err)
 	}
 	dir, err := os.MkdirTemp("", "tasks-playwright-")
 	if err != nil {
@@ -284,9 +284,9 @@ func (a *SnapshotAgent) Call(ctx context.Context, page, action string, input any
 	}
 	switch action {
 	case "addToCart":
-		r, err := a.ref("combobox", "Colour and size")
-		if err != nil {
-			return nil, err
+		r, rerr := a.ref("combobox", "Colour and size")
+		if rerr != nil {
+			return nil, rerr
 		}
 		if _, err := a.act(ctx, "browser_select_option", map[string]any{"element": "Colour and size", "target": r, "values": []string{str("sku")}}); err != nil {
 			return nil, err
