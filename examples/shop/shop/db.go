@@ -150,6 +150,7 @@ CREATE TABLE IF NOT EXISTS skus (
 	position   INTEGER NOT NULL,
 	stock      INTEGER NOT NULL CHECK (stock >= 0)
 );
+CREATE INDEX IF NOT EXISTS skus_by_product ON skus (product_id, position);
 CREATE TABLE IF NOT EXISTS users (
 	id            INTEGER PRIMARY KEY,
 	email         TEXT NOT NULL UNIQUE,
