@@ -29,7 +29,7 @@ func members(t *testing.T) *httptest.Server {
 		if !r.Caller.SignedIn {
 			return nil, site.ErrNotFound
 		}
-		return &site.State{Entities: map[string]any{"dials": []string{"kitchen"}}}, nil
+		return withEntities(&site.State{}, map[string]any{"dials": []string{"kitchen"}}), nil
 	}})
 	members := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if c, err := r.Cookie("sid"); err != nil || c.Value != "member" {
@@ -65,4 +65,13 @@ func TestCheck_SendsTheCookieOnEveryRequest(t *testing.T) {
 			}
 		}
 	}
+}
+
+// withEntities stores each entity of m in st under its name, as a page's
+// keys would.
+func withEntities(st *site.State, m map[string]any) *site.State {
+	for name, v := range m {
+		site.NewKey[any](name).Set(st, v)
+	}
+	return st
 }

@@ -21,7 +21,7 @@ func chiSite() *site.Site {
 		if r.PathValue("slug") != "tee" {
 			return nil, site.ErrNotFound
 		}
-		return &site.State{Entities: map[string]any{"product": r.PathValue("slug")}}, nil
+		return withEntities(&site.State{}, map[string]any{"product": r.PathValue("slug")}), nil
 	}})
 	site.Handle(p, site.Action{Name: "addToCart", Description: "Add", Expose: protocol.ExposePublic},
 		func(r *site.Request, in struct{}) (site.Done, error) { return site.Done{Message: "added"}, nil })
@@ -89,4 +89,13 @@ func TestChi_RouterWrappedBySite(t *testing.T) {
 	if res := c.Get("/nowhere", sitetest.Header("Accept", protocol.MediaType)); res.Code != 404 || res.ErrorCode() != "not_found" {
 		t.Errorf("an agent's 404 is a not_found delta: %d %s", res.Code, res.Body)
 	}
+}
+
+// withEntities stores each entity of m in st under its name, as a page's
+// keys would.
+func withEntities(st *site.State, m map[string]any) *site.State {
+	for name, v := range m {
+		site.NewKey[any](name).Set(st, v)
+	}
+	return st
 }

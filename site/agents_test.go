@@ -22,7 +22,7 @@ func TestAgents_VerifiedSignedAndRefused(t *testing.T) {
 	verifier := &botauth.Verifier{Keys: []botauth.Key{{Name: "shopper-bot", Public: key.Public().(ed25519.PublicKey)}}}
 	s := site.New(site.Options{Agents: verifier, DefaultLimit: ratelimit.PerMinute(2, 2)})
 	p := s.Page("/", site.PageOptions{Description: "home", Load: func(r *site.Request) (*site.State, error) {
-		return &site.State{Entities: map[string]any{"agent": r.Caller.Agent}}, nil
+		return withEntities(&site.State{}, map[string]any{"agent": r.Caller.Agent}), nil
 	}})
 	site.Handle(p, site.Action{Name: "hello", Expose: protocol.ExposePublic},
 		func(r *site.Request, _ struct{}) (site.Result[struct{}], error) {

@@ -188,5 +188,5 @@ func (s *Site) approvedPageState(hr *http.Request, path string) (any, map[string
 		return nil, nil
 	}
 	st.loadAll()
-	return st, st.Entities
+	return st, st.entities
 }

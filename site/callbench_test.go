@@ -49,7 +49,7 @@ func BenchmarkCall(b *testing.B) {
 	audit := slog.New(slog.NewJSONHandler(io.Discard, nil))
 	s := site.New(site.Options{DefaultLimit: ratelimit.PerMinute(1<<30, 1<<30), AuditLogger: audit})
 	p := s.Page("/p/{slug}", site.PageOptions{Load: func(r *site.Request) (*site.State, error) {
-		return &site.State{Entities: map[string]any{"product": map[string]any{"slug": r.PathValue("slug")}, "cart": snapshot()}}, nil
+		return withEntities(&site.State{}, map[string]any{"product": map[string]any{"slug": r.PathValue("slug")}, "cart": snapshot()}), nil
 	}})
 	work := func(in addToCart) cart {
 		mu.Lock()

@@ -43,7 +43,7 @@ func appSessions(r *http.Request) (appUser, string, bool) {
 func whoAmI(s *site.Site) {
 	p := s.Page("/me", site.PageOptions{View: productView, Load: func(r *site.Request) (*site.State, error) {
 		u, _ := appUserFrom(r.Context())
-		return &site.State{Entities: map[string]any{"product": product{Name: "page for " + u.Name}}}, nil
+		return withEntities(&site.State{}, map[string]any{"product": product{Name: "page for " + u.Name}}), nil
 	}})
 	site.Handle(p, site.Action{Name: "whoAmI", Expose: "session"},
 		func(r *site.Request, _ struct{}) (site.Result[struct{}], error) {

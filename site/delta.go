@@ -24,13 +24,13 @@ func changedEntities(effects []string, before, after *State) map[string]any {
 		}
 		return out
 	}
-	for k, v := range after.Entities {
+	for k, v := range after.entities {
 		nb, err := json.Marshal(v)
 		if err != nil {
 			out[k] = v // let the delta's encoder report it
 			continue
 		}
-		if old, ok := before.Entities[k]; ok {
+		if old, ok := before.entities[k]; ok {
 			ob, err := json.Marshal(old)
 			if err == nil && bytes.Equal(ob, nb) {
 				continue
@@ -38,8 +38,8 @@ func changedEntities(effects []string, before, after *State) map[string]any {
 		}
 		out[k] = json.RawMessage(nb)
 	}
-	for k := range before.Entities {
-		if _, ok := after.Entities[k]; !ok {
+	for k := range before.entities {
+		if _, ok := after.entities[k]; !ok {
 			out[k] = nil
 		}
 	}

@@ -79,7 +79,7 @@ func (p *Page) phaseState(r *Request) (*State, error) {
 	if len(p.opts.Entities) > 0 {
 		st.lazy = lazyState{r: r, page: p}
 		for i, e := range p.opts.Entities {
-			if _, set := st.Entities[e.name]; !set {
+			if _, set := st.entities[e.name]; !set {
 				st.lazy.pending |= 1 << i
 			}
 		}
@@ -115,10 +115,10 @@ func (st *State) run(i int) bool {
 		}
 		return false
 	}
-	if st.Entities == nil {
-		st.Entities = make(map[string]any, len(lz.page.opts.Entities))
+	if st.entities == nil {
+		st.entities = make(map[string]any, len(lz.page.opts.Entities))
 	}
-	st.Entities[e.name] = v
+	st.entities[e.name] = v
 	return true
 }
 
@@ -166,12 +166,12 @@ func (p *Page) afterState(r *Request, before *State, effects []string) (*State, 
 		changed[k] = true
 	}
 	for i, e := range p.opts.Entities {
-		v, read := before.Entities[e.name]
+		v, read := before.entities[e.name]
 		if read && after.lazy.pending&(1<<i) != 0 && !changed[e.name] {
-			if after.Entities == nil {
-				after.Entities = make(map[string]any, len(p.opts.Entities))
+			if after.entities == nil {
+				after.entities = make(map[string]any, len(p.opts.Entities))
 			}
-			after.Entities[e.name] = v
+			after.entities[e.name] = v
 			after.lazy.pending &^= 1 << i
 		}
 	}
@@ -180,9 +180,9 @@ func (p *Page) afterState(r *Request, before *State, effects []string) (*State, 
 
 // entity returns a named entity of the state, loading it when pending.
 func (st *State) entity(name string) (any, bool) {
-	v, ok := st.Entities[name]
+	v, ok := st.entities[name]
 	if !ok && st.fill(name) {
-		v, ok = st.Entities[name]
+		v, ok = st.entities[name]
 	}
 	return v, ok
 }

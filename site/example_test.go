@@ -12,6 +12,15 @@ import (
 	"github.com/affordances-go/affordances/site"
 )
 
+// book is the example's entity, and bookKey its key: the loader writes it
+// with the key, and guards read it with the same key.
+type book struct {
+	Title string `json:"title"`
+	Price int    `json:"price"`
+}
+
+var bookKey = site.NewKey[book]("book")
+
 // A page is a pattern, a loader and (usually) an HTML view. An agent that
 // asks for the page's URL with the Affordances media type gets its graph.
 func ExampleSite_Page() {
@@ -22,10 +31,9 @@ func ExampleSite_Page() {
 			if r.PathValue("id") != "1" {
 				return nil, site.ErrNotFound
 			}
-			return &site.State{
-				Entities: map[string]any{"book": map[string]any{"title": "Dune", "price": 999}},
-				Nav:      []protocol.Nav{{To: "/books", Label: "All books"}},
-			}, nil
+			st := &site.State{Nav: []protocol.Nav{{To: "/books", Label: "All books"}}}
+			bookKey.Set(st, book{Title: "Dune", Price: 999})
+			return st, nil
 		},
 	})
 
@@ -37,7 +45,7 @@ func ExampleSite_Page() {
 	fmt.Println(w.Body.String())
 	// Output:
 	// 200 application/vnd.affordances+json
-	// {"v":"0","page":"/books/1","route":"/books/[id]","entities":{"book":{"price":999,"title":"Dune"}},"actions":[],"nav":[{"to":"/books","label":"All books"}]}
+	// {"v":"0","page":"/books/1","route":"/books/[id]","entities":{"book":{"title":"Dune","price":999}},"actions":[],"nav":[{"to":"/books","label":"All books"}]}
 }
 
 // An action is declared with a typed handler. Its input schema comes from

@@ -20,7 +20,7 @@ func ExampleSite_Wrap() {
 	})
 	s := site.New(site.Options{Name: "Dials"})
 	s.Page("/dials/{id}", site.PageOptions{Description: "one dial", Load: func(r *site.Request) (*site.State, error) {
-		return &site.State{Entities: map[string]any{"id": r.PathValue("id")}, MD: "# Dial " + r.PathValue("id")}, nil
+		return withEntities(&site.State{MD: "# Dial " + r.PathValue("id")}, map[string]any{"id": r.PathValue("id")}), nil
 	}})
 	h := s.Wrap(app)
 

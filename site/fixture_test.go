@@ -153,8 +153,7 @@ func (f *fixture) readPages() {
 	s.Page("/", site.PageOptions{
 		Description: "The home page",
 		Load: func(r *site.Request) (*site.State, error) {
-			return &site.State{Entities: map[string]any{"greeting": "hello"},
-				Nav: []protocol.Nav{{To: "/products/tee", Label: "A tee"}}}, nil
+			return withEntities(&site.State{Nav: []protocol.Nav{{To: "/products/tee", Label: "A tee"}}}, map[string]any{"greeting": "hello"}), nil
 		},
 		View: template.Must(template.New("home").Funcs(site.Funcs()).Parse(`<html><head>{{affordancesLink}}</head><body>{{.Entities.greeting}}</body></html>`)),
 	})
@@ -210,7 +209,7 @@ func (f *fixture) readPages() {
 	s.Page("/big", site.PageOptions{
 		Description: "A page with a large graph",
 		Load: func(r *site.Request) (*site.State, error) {
-			return &site.State{Entities: map[string]any{"text": strings.Repeat("x", 9000)}}, nil
+			return withEntities(&site.State{}, map[string]any{"text": strings.Repeat("x", 9000)}), nil
 		},
 	})
 	s.Page("/agents/{path...}", site.PageOptions{Description: "A graph-only page"})
@@ -234,7 +233,7 @@ func (f *fixture) callPage() {
 				lines[k] = v
 				n += v
 			}
-			st := &site.State{Entities: map[string]any{"orders": f.orders}}
+			st := withEntities(&site.State{}, map[string]any{"orders": f.orders})
 			stockKey.Set(st, map[string]any{"stock": f.stock})
 			cartKey.Set(st, cartView{Lines: lines, Count: n})
 			return st, nil
@@ -385,3 +384,12 @@ const (
 	agent = protocol.MediaType
 	host  = sitetest.DefaultBase
 )
+
+// withEntities stores each entity of m in st under its name, as a page's
+// keys would.
+func withEntities(st *site.State, m map[string]any) *site.State {
+	for name, v := range m {
+		site.NewKey[any](name).Set(st, v)
+	}
+	return st
+}

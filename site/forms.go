@@ -302,6 +302,15 @@ type ConfirmData struct {
 	Request *Request
 }
 
+// Entities returns the page's entities by name, for the confirmation
+// page's template, as [View.Entities] does for the page's.
+func (d ConfirmData) Entities() map[string]any {
+	if d.State == nil {
+		return nil
+	}
+	return d.State.entities
+}
+
 // FormField is one name and value of a form.
 type FormField struct{ Name, Value string }
 

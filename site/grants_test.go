@@ -46,7 +46,7 @@ func grantsSite(t *testing.T) (*sitetest.Client, *sitetest.Client, *int) {
 	p := s.Page("/shop", site.PageOptions{Description: "a shop", Load: func(*site.Request) (*site.State, error) {
 		mu.Lock()
 		defer mu.Unlock()
-		return &site.State{Entities: map[string]any{"spent": spent}}, nil
+		return withEntities(&site.State{}, map[string]any{"spent": spent}), nil
 	}})
 	done := func(r *site.Request, _ struct{}) (site.Done, error) { return site.Done{Message: "done"}, nil }
 	site.Handle(p, site.Action{Name: "addToCart", Expose: protocol.ExposeSession}, done)

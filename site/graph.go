@@ -76,7 +76,7 @@ func (p *Page) graph(r *Request, st *State) protocol.Graph {
 		V:        protocol.Version,
 		Page:     r.URL.EscapedPath(),
 		Route:    p.route,
-		Entities: st.Entities,
+		Entities: st.entities,
 		Actions:  p.describe(r, st),
 		Nav:      st.Nav,
 		MD:       st.MD,

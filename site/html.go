@@ -39,6 +39,16 @@ type View struct {
 	actions []protocol.ActionDescriptor
 }
 
+// Entities returns the page's entities by name, for the view's template
+// ({{.Entities.product.Name}}): a template reads by name, where Go code
+// reads an entity with its [Key].
+func (v *View) Entities() map[string]any {
+	if v.State == nil {
+		return nil
+	}
+	return v.State.entities
+}
+
 // Actions returns the descriptors of the actions this person may see,
 // with their availability, in registration order.
 func (v *View) Actions() []protocol.ActionDescriptor {

@@ -50,7 +50,7 @@ func TestObserver_SeesEveryCallAndGraphRead(t *testing.T) {
 	rec := &recorder{}
 	s := site.New(site.Options{Name: "Observed", Observer: rec, Logger: slog.New(slog.DiscardHandler)})
 	p := s.Page("/counter/{id}", site.PageOptions{Load: func(r *site.Request) (*site.State, error) {
-		return &site.State{Entities: map[string]any{"count": 1}}, nil
+		return withEntities(&site.State{}, map[string]any{"count": 1}), nil
 	}})
 	site.Handle(p, site.Action{Name: "add", Description: "Add", Expose: protocol.ExposePublic},
 		func(r *site.Request, in struct {

@@ -168,18 +168,18 @@ func (p *Page) loadFull(r *Request) (*State, error) {
 	if err != nil {
 		return nil, err
 	}
-	if st.Entities == nil {
-		st.Entities = make(map[string]any, len(p.opts.Entities))
+	if st.entities == nil {
+		st.entities = make(map[string]any, len(p.opts.Entities))
 	}
 	for _, e := range p.opts.Entities {
-		if _, set := st.Entities[e.name]; set {
+		if _, set := st.entities[e.name]; set {
 			continue
 		}
 		v, err := e.load(r)
 		if err != nil {
 			return nil, err
 		}
-		st.Entities[e.name] = v
+		st.entities[e.name] = v
 	}
 	if p.opts.Finish != nil {
 		if err := p.opts.Finish(r, st); err != nil {

@@ -303,7 +303,7 @@ func TestRoutes_UseTheBracketFormOnTheWire(t *testing.T) {
 func TestPathValues_ReachTheLoaderAndTheGraphPage(t *testing.T) {
 	s := site.New(site.Options{})
 	s.Page("/files/{path...}", site.PageOptions{Load: func(r *site.Request) (*site.State, error) {
-		return &site.State{Entities: map[string]any{"path": r.PathValue("path")}}, nil
+		return withEntities(&site.State{}, map[string]any{"path": r.PathValue("path")}), nil
 	}})
 	w := sitetest.New(t, s).Get("/files/a/b%20c.txt?affordances=1")
 	var g protocol.Graph
@@ -438,10 +438,10 @@ func TestWrap_SendsEverythingElseToTheApplication(t *testing.T) {
 	s := site.New(site.Options{})
 	s.Page("/products/{slug}", site.PageOptions{Description: "product",
 		Load: func(r *site.Request) (*site.State, error) {
-			return &site.State{Entities: map[string]any{"slug": r.PathValue("slug")}}, nil
+			return withEntities(&site.State{}, map[string]any{"slug": r.PathValue("slug")}), nil
 		}})
 	s.Page("/own", site.PageOptions{View: productView, Load: func(r *site.Request) (*site.State, error) {
-		return &site.State{Entities: map[string]any{"product": product{Name: "Own view"}}}, nil
+		return withEntities(&site.State{}, map[string]any{"product": product{Name: "Own view"}}), nil
 	}})
 	app := http.NewServeMux()
 	app.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {

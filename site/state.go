@@ -14,17 +14,17 @@ import (
 // Read and write entities with a [Key], which gives them their Go type.
 // A State belongs to one request: a loader returns a new one each time.
 type State struct {
-	// Entities is the page's data, keyed by entity name. Values are
-	// encoded with encoding/json for agents and read by field name in
-	// templates.
-	Entities map[string]any
 	// Nav lists the links an agent can follow from the page.
 	Nav []protocol.Nav
 	// MD is an optional short Markdown rendering of the page.
 	MD string
 
-	err  error     // the first fault of code that read this state, see [Key.Get]
-	lazy lazyState // entity loaders not run yet, see [Entity]
+	// entities is the page's data, keyed by entity name, written and read
+	// with a [Key]. Values are encoded with encoding/json for agents and
+	// read by field name in templates.
+	entities map[string]any
+	err      error     // the first fault of code that read this state, see [Key.Get]
+	lazy     lazyState // entity loaders not run yet, see [Entity]
 }
 
 // Key names an entity and gives it a Go type, so that a loader that writes
@@ -48,15 +48,16 @@ type Key[T any] struct{ name string }
 // NewKey returns the key of the entity called name.
 func NewKey[T any](name string) Key[T] { return Key[T]{name: name} }
 
-// Name returns the entity's name, its key in [State.Entities].
+// Name returns the entity's name: its key in the graph's entities and in
+// a template's .Entities.
 func (k Key[T]) Name() string { return k.name }
 
-// Set stores v as the entity, creating the entities map when needed.
+// Set stores v as the entity.
 func (k Key[T]) Set(st *State, v T) {
-	if st.Entities == nil {
-		st.Entities = map[string]any{}
+	if st.entities == nil {
+		st.entities = map[string]any{}
 	}
-	st.Entities[k.name] = v
+	st.entities[k.name] = v
 }
 
 // Get returns the entity. An entity that is missing or holds another type

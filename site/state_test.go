@@ -21,8 +21,8 @@ func TestKey_SetGetLookup(t *testing.T) {
 	if _, ok := cartKey.Lookup(st); ok {
 		t.Error("Lookup of a missing entity reported it present")
 	}
-	if productKey.Name() != "product" || st.Entities["product"] == nil {
-		t.Errorf("Set did not store under the key's name: %v", st.Entities)
+	if v, ok := site.NewKey[product]("product").Lookup(st); productKey.Name() != "product" || !ok || v.Name != "tee" {
+		t.Errorf("Set did not store under the key's name: %+v", v)
 	}
 }
 

@@ -361,7 +361,7 @@ func (c *call) gone(d protocol.Delta, beforeActions []protocol.ActionDescriptor)
 	for _, k := range c.act.effects {
 		d.Changed[k] = nil
 	}
-	for k := range c.before.Entities {
+	for k := range c.before.entities {
 		d.Changed[k] = nil
 	}
 	d.ActionsAdded, d.ActionsRemoved = nil, nil

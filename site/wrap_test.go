@@ -22,7 +22,7 @@ func wrapFixture(t *testing.T) (*sitetest.Client, *[]string) {
 	t.Helper()
 	s := site.New(site.Options{})
 	load := func(r *site.Request) (*site.State, error) {
-		return &site.State{Entities: map[string]any{"product": product{Name: "Tee"}}}, nil
+		return withEntities(&site.State{}, map[string]any{"product": product{Name: "Tee"}}), nil
 	}
 	// /dials/{id}: the application renders the page (no View).
 	p := s.Page("/dials/{id}", site.PageOptions{Description: "a dial", Load: load})
@@ -139,7 +139,7 @@ func TestWrap_LinkOnlyOnTheApplicationsHTMLPages(t *testing.T) {
 func TestSite_WithoutAnApplicationOtherMethodsAre405(t *testing.T) {
 	s := site.New(site.Options{})
 	s.Page("/", site.PageOptions{View: productView, Load: func(*site.Request) (*site.State, error) {
-		return &site.State{Entities: map[string]any{"product": product{Name: "Tee"}}}, nil
+		return withEntities(&site.State{}, map[string]any{"product": product{Name: "Tee"}}), nil
 	}})
 	c := sitetest.New(t, s)
 	if w := c.Do("DELETE", "/", nil); w.Code != 405 || w.Header().Get("Allow") != "GET, HEAD, POST" {
@@ -156,7 +156,7 @@ func TestSite_WithoutAnApplicationOtherMethodsAre405(t *testing.T) {
 func TestView_TheLibrarysFormsWithoutTemplates(t *testing.T) {
 	s := site.New(site.Options{})
 	p := s.Page("/dials/{id}", site.PageOptions{Description: "a dial", Load: func(r *site.Request) (*site.State, error) {
-		return &site.State{Entities: map[string]any{"id": r.PathValue("id")}}, nil
+		return withEntities(&site.State{}, map[string]any{"id": r.PathValue("id")}), nil
 	}})
 	site.Handle(p, site.Action{Name: "rename", Expose: "public"},
 		func(r *site.Request, in struct {
@@ -175,7 +175,7 @@ func TestView_TheLibrarysFormsWithoutTemplates(t *testing.T) {
 			http.Error(w, err.Error(), 500)
 			return
 		}
-		io.WriteString(w, "<!doctype html><head>"+string(site.LinkTag)+"</head><p>dial "+v.Entities["id"].(string)+"</p>"+string(form))
+		io.WriteString(w, "<!doctype html><head>"+string(site.LinkTag)+"</head><p>dial "+site.NewKey[string]("id").Get(v.State)+"</p>"+string(form))
 	})
 	c := sitetest.New(t, s.Wrap(app))
 	body := c.Get("/dials/7").Body.String()

@@ -42,7 +42,7 @@ func TestKeys_AffordSignsItsRequests(t *testing.T) {
 	} {
 		s := site.New(site.Options{Agents: verifier})
 		s.Page("/", site.PageOptions{Description: "home", Load: func(r *site.Request) (*site.State, error) {
-			return &site.State{Entities: map[string]any{"agent": "agent=" + r.Caller.Agent}}, nil
+			return withEntities(&site.State{}, map[string]any{"agent": "agent=" + r.Caller.Agent}), nil
 		}})
 		srv := httptest.NewServer(s)
 		want := "agent=my-agent"
@@ -63,4 +63,13 @@ func TestKeys_AffordSignsItsRequests(t *testing.T) {
 	if code := keysCmd([]string{"show", file}, &b, &b); code != 0 || !strings.Contains(b.String(), botauth.Thumbprint(priv.Public().(ed25519.PublicKey))) {
 		t.Errorf("keys show: %s", b.String())
 	}
+}
+
+// withEntities stores each entity of m in st under its name, as a page's
+// keys would.
+func withEntities(st *site.State, m map[string]any) *site.State {
+	for name, v := range m {
+		site.NewKey[any](name).Set(st, v)
+	}
+	return st
 }

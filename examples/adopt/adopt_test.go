@@ -71,7 +71,7 @@ func middlewareInFront(app *dials.App, router http.Handler) http.Handler {
 	})
 	s.Page("/dials", site.PageOptions{Description: "your dials", Load: func(r *site.Request) (*site.State, error) {
 		ds, err := app.Store.Dials(r.Context())
-		return &site.State{Entities: map[string]any{"dials": ds}}, err
+		return withEntities(&site.State{}, map[string]any{"dials": ds}), err
 	}})
 	handler := appAuth(app)(s.Wrap(router))
 	return handler
@@ -113,4 +113,13 @@ func TestSnippets_MiddlewareInFront(t *testing.T) {
 func TestGuide_GoBlocksAreCompiledCode(t *testing.T) {
 	doccheck.BlocksAreIn(t, "../../docs/adopt.md", []string{"go"}, 6,
 		"adopt_test.go", "main.go", "agents/agents.go", "agents/agents_test.go", "dials/app.go", "dials/session.go", "dials/store.go")
+}
+
+// withEntities stores each entity of m in st under its name, as a page's
+// keys would.
+func withEntities(st *site.State, m map[string]any) *site.State {
+	for name, v := range m {
+		site.NewKey[any](name).Set(st, v)
+	}
+	return st
 }

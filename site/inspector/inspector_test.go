@@ -23,7 +23,7 @@ func inspectedSite(on bool) *site.Site {
 		})})
 	n := 0
 	p := s.Page("/counter", site.PageOptions{Load: func(r *site.Request) (*site.State, error) {
-		return &site.State{Entities: map[string]any{"count": n}}, nil
+		return withEntities(&site.State{}, map[string]any{"count": n}), nil
 	}})
 	site.Handle(p, site.Action{Name: "add", Description: "Add to the count", Expose: protocol.ExposePublic, Effects: site.Effects(site.NewKey[any]("count"))},
 		func(r *site.Request, in struct {
@@ -91,4 +91,13 @@ func TestInspector_ShowsThePageAndRunsActionsThroughThePipeline(t *testing.T) {
 	if got := post(url.Values{"page": {"/counter"}, "action": {"add"}, "input": {`{"by":1}`}}, sitetest.Header("Origin", "http://evil.example")); !strings.Contains(got, "unauthorized") {
 		t.Errorf("cross-origin run:\n%s", got)
 	}
+}
+
+// withEntities stores each entity of m in st under its name, as a page's
+// keys would.
+func withEntities(st *site.State, m map[string]any) *site.State {
+	for name, v := range m {
+		site.NewKey[any](name).Set(st, v)
+	}
+	return st
 }

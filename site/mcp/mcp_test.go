@@ -87,7 +87,7 @@ func newTestShopWith(t *testing.T, stateless bool) *testShop {
 			return site.Caller{}, nil
 		})})
 	home := s.Page("/", site.PageOptions{Description: "Home", Load: func(r *site.Request) (*site.State, error) {
-		return &site.State{Entities: map[string]any{"hello": "world"}, MD: "# Home"}, nil
+		return withEntities(&site.State{MD: "# Home"}, map[string]any{"hello": "world"}), nil
 	}})
 	one := ratelimit.Limit{Rate: 3, Per: time.Hour, Burst: 3}
 	site.Handle(home, site.Action{Name: "ping", Description: "Ping", Expose: protocol.ExposePublic, ReadOnly: true, Limit: &one},
@@ -103,7 +103,7 @@ func newTestShopWith(t *testing.T, stateless bool) *testShop {
 		}
 		ts.mu.Lock()
 		defer ts.mu.Unlock()
-		return &site.State{Entities: map[string]any{"stock": ts.stock, "orders": ts.orders}}, nil
+		return withEntities(&site.State{}, map[string]any{"stock": ts.stock, "orders": ts.orders}), nil
 	}
 	product := s.Page("/products/{slug}", site.PageOptions{Description: "A product", Load: stock})
 	add := func(r *site.Request, in addInput) (site.Result[addInput], error) {
@@ -113,7 +113,7 @@ func newTestShopWith(t *testing.T, stateless bool) *testShop {
 		return site.Result[addInput]{Output: in, Message: "Added."}, nil
 	}
 	guard := site.Guard{Text: "in stock", Check: func(r *site.Request, st *site.State) (bool, string) {
-		return st.Entities["stock"].(int) > 0, "sold out"
+		return site.NewKey[int]("stock").Get(st) > 0, "sold out"
 	}}
 	site.Handle(product, site.Action{Name: "addToCart", Description: "Add to the cart", Expose: protocol.ExposePublic, Guard: guard}, add)
 	cart := s.Page("/cart", site.PageOptions{Description: "The cart", Load: stock})
@@ -470,4 +470,13 @@ func TestTools_ListIsLean(t *testing.T) {
 		t.Fatal(err)
 	}
 	wiretest.Golden(t, "tools-list.json", b)
+}
+
+// withEntities stores each entity of m in st under its name, as a page's
+// keys would.
+func withEntities(st *site.State, m map[string]any) *site.State {
+	for name, v := range m {
+		site.NewKey[any](name).Set(st, v)
+	}
+	return st
 }

@@ -29,7 +29,7 @@ func membersSite(entity any) *site.Site {
 	s := site.New(site.Options{})
 	s.Page("/members", site.PageOptions{Description: "members", View: membersPage,
 		Load: func(*site.Request) (*site.State, error) {
-			return &site.State{Entities: map[string]any{"members": entity}}, nil
+			return withEntities(&site.State{}, map[string]any{"members": entity}), nil
 		}})
 	return s
 }

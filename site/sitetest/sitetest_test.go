@@ -25,7 +25,7 @@ func newCounter() *site.Site {
 			return site.Caller{}, nil
 		})})
 	p := s.Page("/", site.PageOptions{Load: func(r *site.Request) (*site.State, error) {
-		return &site.State{Entities: map[string]any{"count": n, "signedIn": r.Caller.SignedIn}}, nil
+		return withEntities(&site.State{}, map[string]any{"count": n, "signedIn": r.Caller.SignedIn}), nil
 	}})
 	site.Handle(p, site.Action{Name: "add", Description: "Add to the count", Expose: protocol.ExposePublic,
 		Effects: site.Effects(site.NewKey[any]("count"))},
@@ -115,9 +115,9 @@ func TestClient_CheckDeltasCatchesADeltaThatLies(t *testing.T) {
 	p := s.Page("/", site.PageOptions{Load: func(r *site.Request) (*site.State, error) {
 		// The page shows 0 to the caller the action pretends to be.
 		if r.Caller.ID == "pretend" {
-			return &site.State{Entities: map[string]any{"count": 0}}, nil
+			return withEntities(&site.State{}, map[string]any{"count": 0}), nil
 		}
-		return &site.State{Entities: map[string]any{"count": n}}, nil
+		return withEntities(&site.State{}, map[string]any{"count": n}), nil
 	}})
 	site.Handle(p, site.Action{Name: "honest", Expose: protocol.ExposePublic, Effects: site.Effects(site.NewKey[any]("count"))},
 		func(r *site.Request, in struct{}) (site.Done, error) { n++; return site.Done{}, nil })
@@ -150,3 +150,12 @@ func (r *recorder) Errorf(format string, args ...any) {
 	r.errors = append(r.errors, fmt.Sprintf(format, args...))
 }
 func (r *recorder) Helper() {}
+
+// withEntities stores each entity of m in st under its name, as a page's
+// keys would.
+func withEntities(st *site.State, m map[string]any) *site.State {
+	for name, v := range m {
+		site.NewKey[any](name).Set(st, v)
+	}
+	return st
+}

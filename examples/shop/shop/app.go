@@ -298,15 +298,22 @@ func itoa(i int64) string { return strconv.FormatInt(i, 10) }
 // page answers (the 404 page), so that it keeps the site's header. A
 // failure shows an empty header rather than an error.
 func (a *App) headerEntities(r *http.Request) map[string]any {
+	m := map[string]any{}
 	c, err := a.authenticate(r)
 	if err != nil {
-		return map[string]any{}
+		return m
 	}
-	st := &site.State{Entities: map[string]any{}}
+	st := &site.State{}
 	if err := a.header(&site.Request{Request: r, Caller: c}, st); err != nil {
-		return map[string]any{}
+		return m
 	}
-	return st.Entities
+	if cart, ok := cartSummaryKey.Lookup(st); ok {
+		m[cartSummaryKey.Name()] = cart
+	}
+	if acc, ok := accountKey.Lookup(st); ok {
+		m[accountKey.Name()] = acc
+	}
+	return m
 }
 
 // NewServer is the store's HTTP server on addr, with the timeouts

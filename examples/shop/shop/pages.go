@@ -62,7 +62,7 @@ func (a *App) register() {
 // whole cart keeps it; the others get the cart's summary.
 func (a *App) loader(load func(r *site.Request, st *site.State) error) site.Loader {
 	return func(r *site.Request) (*site.State, error) {
-		st := &site.State{Entities: map[string]any{}}
+		st := &site.State{}
 		if err := load(r, st); err != nil {
 			return nil, err
 		}
@@ -76,7 +76,7 @@ func (a *App) loader(load func(r *site.Request, st *site.State) error) site.Load
 // header adds what every page's header shows: the cart summary (unless
 // the page holds the whole cart) and the account.
 func (a *App) header(r *site.Request, st *site.State) error {
-	if _, full := st.Entities[cartKey.Name()]; !full {
+	if _, full := cartKey.Lookup(st); !full {
 		c, err := a.cartSummary(r)
 		if err != nil {
 			return err
