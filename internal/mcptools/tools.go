@@ -270,6 +270,10 @@ func (t *Tool) arguments(raw json.RawMessage) (page string, input json.RawMessag
 	return page, input, nil
 }
 
+// closedWorld is every tool's openWorldHint: a site's tools act on the
+// site alone.
+var closedWorld = false
+
 // ReadPage and SiteIndex are the two reading tools.
 var (
 	ReadPage = &sdk.Tool{
@@ -277,14 +281,14 @@ var (
 		Title:       "Read a page",
 		Description: "Read a page by its path (such as /): what it shows, the actions there (available now, or why not) and where to go next.",
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"page":{"type":"string"}},"required":["page"],"additionalProperties":false}`),
-		Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true},
+		Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: &closedWorld},
 	}
 	SiteIndex = &sdk.Tool{
 		Name:        SiteIndexName,
 		Title:       "Site index",
 		Description: "List the site's routes, what each is for and its actions, to plan without opening pages.",
 		InputSchema: json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`),
-		Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true},
+		Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: &closedWorld},
 	}
 )
 

@@ -457,8 +457,8 @@ func TestTools_ListIsLean(t *testing.T) {
 		if tl.OutputSchema != nil {
 			t.Errorf("%s has an output schema", tl.Name)
 		}
-		if tl.Annotations != nil && tl.Annotations.Title != "" {
-			t.Errorf("%s repeats its title in its annotations", tl.Name)
+		if tl.Annotations == nil || tl.Annotations.Title != "" || tl.Annotations.OpenWorldHint == nil || *tl.Annotations.OpenWorldHint {
+			t.Errorf("%s: annotations %+v, want no title and openWorldHint false", tl.Name, tl.Annotations)
 		}
 		in, _ := json.Marshal(tl.InputSchema)
 		if strings.Contains(string(in), `"title"`) {
