@@ -63,10 +63,12 @@ func (a *GraphAgent) caller() *client.Client {
 	return a.token
 }
 
+// Read implements Agent: it reads a page.
 func (a *GraphAgent) Read(ctx context.Context, page string) (*protocol.Graph, error) {
 	return a.caller().Graph(ctx, a.w.URL+page)
 }
 
+// Call implements Agent: it calls an action.
 func (a *GraphAgent) Call(ctx context.Context, page, action string, input any) (*protocol.Delta, error) {
 	res, err := a.caller().Call(ctx, a.w.URL+page, action, input)
 	var ce *client.Error
@@ -79,6 +81,7 @@ func (a *GraphAgent) Call(ctx context.Context, page, action string, input any) (
 	return &res.Delta, nil
 }
 
+// Route implements Agent: it tells where an action is.
 func (a *GraphAgent) Route(action string) string {
 	if a.index == nil {
 		return ""
@@ -93,6 +96,7 @@ func (a *GraphAgent) Route(action string) string {
 	return ""
 }
 
+// Searchable implements Agent: it tells whether the catalog can be searched.
 func (a *GraphAgent) Searchable() bool {
 	if a.index == nil {
 		return false
@@ -121,6 +125,7 @@ func (a *GraphAgent) SignIn(ctx context.Context, email, password string) error {
 	return nil
 }
 
+// Log implements Agent: what the agent sent and read.
 func (a *GraphAgent) Log() *Log { return &a.log }
 
 // recorder logs each request's body as written and each answer's body

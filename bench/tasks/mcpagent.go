@@ -79,6 +79,7 @@ func (a *MCPAgent) call(ctx context.Context, name string, args map[string]any) (
 	return res, nil
 }
 
+// Read implements Agent: it reads a page.
 func (a *MCPAgent) Read(ctx context.Context, page string) (*protocol.Graph, error) {
 	res, err := a.call(ctx, "readPage", map[string]any{"page": page})
 	if err != nil {
@@ -91,6 +92,7 @@ func (a *MCPAgent) Read(ctx context.Context, page string) (*protocol.Graph, erro
 	return &g, structured(res, &g)
 }
 
+// Call implements Agent: it calls an action.
 func (a *MCPAgent) Call(ctx context.Context, page, action string, input any) (*protocol.Delta, error) {
 	t := a.tool(action)
 	if t == nil {
@@ -180,6 +182,7 @@ func (a *MCPAgent) SignIn(ctx context.Context, email, password string) error {
 	return nil
 }
 
+// Log implements Agent: what the agent sent and read.
 func (a *MCPAgent) Log() *Log { return &a.log }
 
 func structured(res *mcp.CallToolResult, v any) error {

@@ -365,4 +365,5 @@ func (a *SnapshotAgent) Searchable() bool { return false }
 // SignIn: the browser is the person's, signed in already.
 func (a *SnapshotAgent) SignIn(context.Context, string, string) error { return nil }
 
+// Log implements Agent: what the agent sent and read.
 func (a *SnapshotAgent) Log() *Log { return &a.log }
