@@ -6,10 +6,10 @@ import (
 	"io"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 
+	"github.com/affordances-go/affordances/internal/words"
 	"github.com/affordances-go/affordances/protocol"
 )
 
@@ -92,29 +92,14 @@ func inputSummary(raw json.RawMessage) string {
 	return strings.Join(parts, " ")
 }
 
-// inputProperty is what afford shows of one property of an input schema.
-type inputProperty struct {
-	Type        any      `json:"type"`
-	Description string   `json:"description"`
-	Pattern     string   `json:"pattern"`
-	Format      string   `json:"format"`
-	Enum        []any    `json:"enum"`
-	Examples    []any    `json:"examples"`
-	Default     any      `json:"default"`
-	Minimum     *float64 `json:"minimum"`
-	Maximum     *float64 `json:"maximum"`
-	MinLength   *int     `json:"minLength"`
-	MaxLength   *int     `json:"maxLength"`
-}
-
 // printInputs shows, for each action with an input, what each property
 // takes: its type, bounds, pattern or values, an example and the default.
 func printInputs(w io.Writer, actions []protocol.ActionDescriptor) {
 	header := false
 	for _, a := range actions {
 		var s struct {
-			Properties map[string]inputProperty `json:"properties"`
-			Required   []string                 `json:"required"`
+			Properties map[string]words.Property `json:"properties"`
+			Required   []string                  `json:"required"`
 		}
 		if json.Unmarshal(a.Input, &s) != nil || len(s.Properties) == 0 {
 			continue
@@ -126,70 +111,10 @@ func printInputs(w io.Writer, actions []protocol.ActionDescriptor) {
 		fmt.Fprintf(w, "  %s\n", a.Name)
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 		for _, k := range sortedKeys(s.Properties) {
-			fmt.Fprintf(tw, "    %s\t%s\n", k, describeProperty(s.Properties[k], slices.Contains(s.Required, k)))
+			fmt.Fprintf(tw, "    %s\t%s\n", k, s.Properties[k].Describe(slices.Contains(s.Required, k)))
 		}
 		tw.Flush()
 	}
-}
-
-// describeProperty writes what a property takes, in a line:
-// "integer, 1 to 10, default 1: how many".
-func describeProperty(p inputProperty, required bool) string {
-	var parts []string
-	switch t := p.Type.(type) {
-	case string:
-		parts = append(parts, t)
-	case []any:
-		var ts []string
-		for _, x := range t {
-			ts = append(ts, fmt.Sprint(x))
-		}
-		parts = append(parts, strings.Join(ts, " or "))
-	}
-	if required {
-		parts = append(parts, "required")
-	}
-	num := func(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
-	switch {
-	case p.Minimum != nil && p.Maximum != nil:
-		parts = append(parts, num(*p.Minimum)+" to "+num(*p.Maximum))
-	case p.Minimum != nil:
-		parts = append(parts, "at least "+num(*p.Minimum))
-	case p.Maximum != nil:
-		parts = append(parts, "at most "+num(*p.Maximum))
-	}
-	switch {
-	case p.MinLength != nil && p.MaxLength != nil:
-		parts = append(parts, fmt.Sprintf("%d to %d characters", *p.MinLength, *p.MaxLength))
-	case p.MinLength != nil:
-		parts = append(parts, fmt.Sprintf("at least %d characters", *p.MinLength))
-	case p.MaxLength != nil:
-		parts = append(parts, fmt.Sprintf("at most %d characters", *p.MaxLength))
-	}
-	if p.Format != "" {
-		parts = append(parts, p.Format)
-	}
-	if len(p.Enum) > 0 {
-		var vs []string
-		for _, v := range p.Enum {
-			vs = append(vs, fmt.Sprint(v))
-		}
-		parts = append(parts, "one of "+strings.Join(vs, ", "))
-	}
-	if p.Pattern != "" {
-		parts = append(parts, "matching "+p.Pattern)
-	}
-	if len(p.Examples) > 0 {
-		parts = append(parts, fmt.Sprintf("e.g. %v", p.Examples[0]))
-	}
-	if p.Default != nil {
-		parts = append(parts, fmt.Sprintf("default %v", p.Default))
-	}
-	line := strings.Join(parts, ", ")
-	if p.Description != "" {
-		line += ": " + p.Description
-	}
-	return line
 }
 
 func printIndex(w io.Writer, idx *protocol.SiteIndex) {

@@ -7,9 +7,11 @@ package mdpage
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
+	"github.com/affordances-go/affordances/internal/words"
 	"github.com/affordances-go/affordances/protocol"
 )
 
@@ -99,18 +101,12 @@ func writeAction(b *strings.Builder, a protocol.ActionDescriptor) {
 	b.WriteString(".\n")
 }
 
-// inputWords describes an input schema's properties in a line.
+// inputWords describes an input schema's properties in a line, each as
+// afford describes it (words.Property).
 func inputWords(raw json.RawMessage) string {
 	var s struct {
-		Properties map[string]struct {
-			Type        any      `json:"type"`
-			Description string   `json:"description"`
-			Enum        []any    `json:"enum"`
-			Minimum     *float64 `json:"minimum"`
-			Maximum     *float64 `json:"maximum"`
-			Examples    []any    `json:"examples"`
-		} `json:"properties"`
-		Required []string `json:"required"`
+		Properties map[string]words.Property `json:"properties"`
+		Required   []string                  `json:"required"`
 	}
 	if json.Unmarshal(raw, &s) != nil || len(s.Properties) == 0 {
 		return ""
@@ -120,43 +116,11 @@ func inputWords(raw json.RawMessage) string {
 		names = append(names, k)
 	}
 	sort.Strings(names)
-	required := map[string]bool{}
-	for _, r := range s.Required {
-		required[r] = true
-	}
 	parts := make([]string, 0, len(names))
 	for _, k := range names {
-		p := s.Properties[k]
-		var d []string
-		if t, ok := p.Type.(string); ok {
-			d = append(d, t)
-		}
-		if required[k] {
-			d = append(d, "required")
-		}
-		switch {
-		case len(p.Enum) > 0:
-			vals := make([]string, len(p.Enum))
-			for i, v := range p.Enum {
-				vals[i] = fmt.Sprint(v)
-			}
-			d = append(d, "one of "+strings.Join(vals, ", "))
-		case p.Minimum != nil && p.Maximum != nil:
-			d = append(d, fmt.Sprintf("%g to %g", *p.Minimum, *p.Maximum))
-		case p.Minimum != nil:
-			d = append(d, fmt.Sprintf("at least %g", *p.Minimum))
-		case p.Maximum != nil:
-			d = append(d, fmt.Sprintf("at most %g", *p.Maximum))
-		}
-		if len(p.Examples) > 0 {
-			d = append(d, fmt.Sprintf("e.g. %v", p.Examples[0]))
-		}
-		if p.Description != "" {
-			d = append(d, p.Description)
-		}
 		w := "`" + k + "`"
-		if len(d) > 0 {
-			w += " (" + oneLine(strings.Join(d, ", ")) + ")"
+		if d := s.Properties[k].Describe(slices.Contains(s.Required, k)); d != "" {
+			w += " (" + oneLine(d) + ")"
 		}
 		parts = append(parts, w)
 	}
