@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/affordances-go/affordances/internal/negotiate"
 	"github.com/affordances-go/affordances/internal/schema"
 	"github.com/affordances-go/affordances/protocol"
 	"github.com/affordances-go/affordances/site/idempotency"
@@ -67,7 +68,7 @@ func (s *Site) newCall(hr *http.Request, p *Page, transport Transport) (*call, *
 		c.r = r
 	case e.badToken:
 		c.authErr = e
-		c.r = &Request{Request: withoutAffordancesQuery(hr), Caller: Caller{Mode: protocol.AuthBearer}}
+		c.r = &Request{Request: negotiate.WithoutQuery(hr), Caller: Caller{Mode: protocol.AuthBearer}}
 	default:
 		c.r = &Request{Request: hr}
 	}

@@ -7,11 +7,10 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
-	"strconv"
 	"strings"
 
+	"github.com/affordances-go/affordances/internal/htmlform"
 	"github.com/affordances-go/affordances/internal/schema"
-	"github.com/affordances-go/affordances/internal/validate"
 	"github.com/affordances-go/affordances/protocol"
 )
 
@@ -19,7 +18,7 @@ import (
 // input.
 const (
 	// FormActionField names the action a form runs.
-	FormActionField = "_action"
+	FormActionField = htmlform.ActionField
 	// FormConfirmField carries "true" when a person pressed the confirm
 	// button of a confirm action's confirmation page.
 	FormConfirmField = "_confirm"
@@ -133,7 +132,7 @@ func (c *call) parseForm(values url.Values) *Error {
 type formFields map[string][]string
 
 func (f formFields) value(s *schema.Schema) (any, []byte, []protocol.Issue) {
-	v, issues := formInput(s, f)
+	v, issues := htmlform.Decode(s, f)
 	return v, nil, issues
 }
 func (f formFields) identity() any { return map[string][]string(f) }
@@ -142,116 +141,6 @@ func (f formFields) identity() any { return map[string][]string(f) }
 func (c *call) formOf() map[string][]string {
 	f, _ := c.input.(formFields)
 	return f
-}
-
-// formInput converts form values to the JSON value the input schema
-// describes, with [schema.FromText] for each value; arrays take every
-// value of their field. A property that is an object takes the fields
-// named after it with a dot, "address.city" for /address/city, at any
-// depth; an optional object whose fields are all empty is absent. Fields
-// the schema does not name are ignored, whether or not the action has
-// inputs (forms carry other things, such as an application's CSRF token
-// or a tracking parameter). An empty field of an optional property counts
-// as absent, and an absent or empty boolean as false, as an unchecked
-// checkbox sends nothing.
-func formInput(s *schema.Schema, form map[string][]string) (any, []protocol.Issue) {
-	out := map[string]any{}
-	if s == nil {
-		return out, nil
-	}
-	var issues []protocol.Issue
-	formObject(s, form, "", "", out, &issues)
-	return out, issues
-}
-
-// formObject fills out with the properties of object schema s, read from
-// the form fields that start with prefix; at is their JSON Pointer.
-func formObject(s *schema.Schema, form map[string][]string, prefix, at string, out map[string]any, issues *[]protocol.Issue) {
-	for _, p := range s.Properties {
-		field, path := prefix+p.Name, at+"/"+validate.EscapePointer(p.Name)
-		vals := nonEmpty(form[field], p.Schema.TypeName() == "array")
-		typ := p.Schema.TypeName()
-		switch {
-		case typ == "object" && len(p.Schema.Properties) > 0:
-			sub := map[string]any{}
-			formObject(p.Schema, form, field+".", path, sub, issues)
-			if anyFilled(form, field+".") || slices.Contains(s.Required, p.Name) {
-				out[p.Name] = sub
-			}
-		case typ == "boolean" && (len(vals) == 0 || vals[0] == ""):
-			out[p.Name] = false
-		case typ == "array":
-			if _, present := form[field]; !present {
-				continue
-			}
-			items := []any{}
-			for i, v := range vals {
-				x, err := schema.FromText(p.Schema.Items, v)
-				if err != nil {
-					*issues = append(*issues, protocol.Issue{Path: path + "/" + strconv.Itoa(i), Message: err.Error(), Keyword: "type"})
-					continue
-				}
-				items = append(items, x)
-			}
-			out[p.Name] = items
-		case len(vals) == 0 || (vals[0] == "" && !slices.Contains(s.Required, p.Name)):
-			// absent
-		default:
-			x, err := schema.FromText(p.Schema, vals[0])
-			if err != nil {
-				*issues = append(*issues, protocol.Issue{Path: path, Message: err.Error(), Keyword: "type"})
-				continue
-			}
-			out[p.Name] = x
-		}
-	}
-}
-
-// namesField reports whether a form field name ("qty", "address.city")
-// is a property of the input schema: only those are posted again.
-func namesField(s *schema.Schema, field string) bool {
-	for _, part := range strings.Split(field, ".") {
-		if s == nil {
-			return false
-		}
-		var next *schema.Schema
-		for _, p := range s.Properties {
-			if p.Name == part {
-				next = p.Schema
-			}
-		}
-		s = next
-	}
-	return s != nil
-}
-
-// anyFilled reports whether a form has a non-empty field under prefix.
-func anyFilled(form map[string][]string, prefix string) bool {
-	for k, vs := range form {
-		if strings.HasPrefix(k, prefix) {
-			for _, v := range vs {
-				if v != "" && v != "false" {
-					return true
-				}
-			}
-		}
-	}
-	return false
-}
-
-// nonEmpty drops the empty values of an array's field: a form with an
-// empty text box in a list means one item fewer, not an empty string.
-func nonEmpty(vals []string, array bool) []string {
-	if !array {
-		return vals
-	}
-	out := vals[:0:0]
-	for _, v := range vals {
-		if v != "" {
-			out = append(out, v)
-		}
-	}
-	return out
 }
 
 // renderFormFailure re-renders the page with the error and the offending
@@ -325,7 +214,7 @@ func (s *Site) renderConfirm(w http.ResponseWriter, c *call, e *Error) {
 	form := c.formOf()
 	names := make([]string, 0, len(form))
 	for k := range form {
-		if namesField(c.act.input, k) {
+		if htmlform.NamesField(c.act.input, k) {
 			names = append(names, k)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/affordances-go/affordances/internal/negotiate"
 	"github.com/affordances-go/affordances/protocol"
 )
 
@@ -174,7 +175,7 @@ func (h *handler) build() {
 // the application (or the site's 404) to everyone else, with Vary: Accept
 // since the two differ at the same URL.
 func (h *handler) unmatched(w http.ResponseWriter, r *http.Request) {
-	if wantsGraph(r) || (r.Method == http.MethodPost && postIsCall(r)) {
+	if negotiate.Graph(r) || (r.Method == http.MethodPost && negotiate.Call(r)) {
 		writeFailure(w, r, newError(protocol.CodeNotFound, "no Affordances graph at this path"))
 		return
 	}
@@ -202,11 +203,11 @@ func (ph *pageHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p := ph.page
 	switch r.Method {
 	case http.MethodGet, http.MethodHead:
-		if wantsGraph(r) {
+		if negotiate.Graph(r) {
 			p.site.serveGraph(w, r, p)
 			return
 		}
-		if wantsMarkdown(r) {
+		if negotiate.Markdown(r) {
 			p.site.serveMarkdown(w, r, p)
 			return
 		}
@@ -223,20 +224,20 @@ func (ph *pageHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "This page is served to agents only: ask for "+protocol.MediaType+".", http.StatusNotAcceptable)
 	case http.MethodPost:
 		switch {
-		case postIsCall(r):
+		case negotiate.Call(r):
 			p.site.serveAgentCall(w, r, p)
-		case ph.app() && !p.postsLibraryForm(r) && !wantsGraph(r):
+		case ph.app() && !p.postsLibraryForm(r) && !negotiate.Graph(r):
 			ph.next.ServeHTTP(w, r) // the application's own form, or its API
 		case isForm(r):
 			p.site.serveFormCall(w, r, p)
-		case wantsGraph(r):
+		case negotiate.Graph(r):
 			writeFailure(w, r, newError(protocol.CodeInvalidInput,
 				"a call must be sent with Content-Type: "+protocol.MediaType))
 		default:
 			http.Error(w, "unsupported Content-Type: post an HTML form or an Affordances call", http.StatusUnsupportedMediaType)
 		}
 	default:
-		if ph.app() && !wantsGraph(r) {
+		if ph.app() && !negotiate.Graph(r) {
 			ph.next.ServeHTTP(w, r) // DELETE, PUT, PATCH…: the application's
 			return
 		}
@@ -275,7 +276,7 @@ func (s *Site) authenticate(hr *http.Request) (*Request, *Error) {
 	c.Agent = agent
 	switch {
 	case err == nil:
-		req := withoutAffordancesQuery(hr)
+		req := negotiate.WithoutQuery(hr)
 		if s.opts.CallerContext != nil {
 			if ctx := s.opts.CallerContext(req, c); ctx != nil {
 				req = req.WithContext(ctx)

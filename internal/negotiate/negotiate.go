@@ -1,4 +1,9 @@
-package site
+// Package negotiate decides which door a request of a page knocks at: a
+// graph (the Affordances media type in Accept, or ?affordances=1), an
+// Affordances call (a POST with the media type as its Content-Type), the
+// page's Markdown (text/markdown preferred to HTML), or, by default, the
+// page's HTML. It reads headers and the query only.
+package negotiate
 
 import (
 	"mime"
@@ -10,17 +15,17 @@ import (
 	"github.com/affordances-go/affordances/protocol"
 )
 
-// wantsGraph reports whether a GET or HEAD asks for an Affordances
+// Graph reports whether a GET or HEAD asks for an Affordances
 // document: its Accept header names the media type with a non-zero quality,
 // or its query has affordances=1. Nothing else counts: */* and
 // application/json get HTML.
-func wantsGraph(r *http.Request) bool {
+func Graph(r *http.Request) bool {
 	return acceptsMediaType(r.Header.Values("Accept")) || queryAsks(r.URL.RawQuery)
 }
 
-// postIsCall reports whether a POST is an Affordances call, by its
+// Call reports whether a POST is an Affordances call, by its
 // Content-Type.
-func postIsCall(r *http.Request) bool {
+func Call(r *http.Request) bool {
 	ct := r.Header.Get("Content-Type")
 	if ct == "" {
 		return false
@@ -45,12 +50,12 @@ func acceptsMediaType(values []string) bool {
 	return false
 }
 
-// wantsMarkdown reports whether a request that asked for no graph prefers
+// Markdown reports whether a request that asked for no graph prefers
 // Markdown to HTML: its Accept names text/markdown with a quality above
 // that of HTML (text/html, else text/*, else */*), or equal to it and
 // listed first. A browser's Accept never does; "text/markdown" alone, or
 // "text/markdown, text/html", does.
-func wantsMarkdown(r *http.Request) bool {
+func Markdown(r *http.Request) bool {
 	md, html := -1.0, -1.0
 	mdAt, htmlAt, htmlRank := 0, 0, 0
 	i := 0
@@ -130,10 +135,10 @@ func stripAffordances(raw string) string {
 	return b.String()
 }
 
-// withoutAffordancesQuery returns r with the affordances parameters
+// WithoutQuery returns r with the affordances parameters
 // removed from its URL when the query alias asked for a document, or r
 // itself otherwise: a browser's own query reaches the loader untouched.
-func withoutAffordancesQuery(r *http.Request) *http.Request {
+func WithoutQuery(r *http.Request) *http.Request {
 	raw := r.URL.RawQuery
 	if !queryAsks(raw) {
 		return r
