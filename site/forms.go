@@ -14,6 +14,14 @@ import (
 	"github.com/affordances-go/affordances/protocol"
 )
 
+// FlashCookie is the cookie that carries the outcome of a successful form
+// post to the page the browser is sent to next: the action's message,
+// which [View.Flash] shows once, and, when the person comes back to the
+// same page, the values they posted ([View.Form]), so that a choice such
+// as a colour and size stays chosen. It lives a minute and is only ever
+// shown as text.
+const FlashCookie = htmlform.FlashCookie
+
 // Form fields the site reads itself. Every other field is the action's
 // input.
 const (
@@ -64,7 +72,7 @@ func (s *Site) serveFormCall(w http.ResponseWriter, hr *http.Request, p *Page) {
 		to = c.r.URL.RequestURI()
 		keep = c.formOf() // back on the same page: its form keeps the choices
 	}
-	s.setFlash(w, hr, out.delta.Message, keep)
+	htmlform.SetFlash(w, hr, out.delta.Message, keep)
 	http.Redirect(w, hr, to, http.StatusSeeOther)
 }
 

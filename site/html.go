@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/affordances-go/affordances/internal/htmlform"
 	"github.com/affordances-go/affordances/internal/validate"
 	"github.com/affordances-go/affordances/protocol"
 )
@@ -133,7 +134,7 @@ func (s *Site) serveHTML(w http.ResponseWriter, hr *http.Request, p *Page) {
 		return
 	}
 	v := &View{State: st, Request: r, Route: p.route, page: p}
-	if f := s.takeFlash(w, hr); f.Message != "" || f.Form != nil {
+	if f := htmlform.TakeFlash(w, hr); f.Message != "" || f.Form != nil {
 		w.Header().Set("Cache-Control", "private, no-store")
 		v.Flash, v.Form = f.Message, f.Form
 	}
@@ -169,7 +170,7 @@ func (s *Site) renderPage(w http.ResponseWriter, r *Request, p *Page, v *View, s
 		http.Error(w, "Internal Server Error", http.StatusInternalServerError)
 		return
 	}
-	advertise(w.Header())
+	advertiseGraph(w.Header())
 	p.setCaching(w.Header(), r, status)
 	body := buf.Bytes()
 	if s.opts.WebMCP {

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/affordances-go/affordances/internal/bearer"
 	"github.com/affordances-go/affordances/protocol"
 )
 
@@ -123,70 +124,18 @@ func (defaultAuth) Authenticate(r *http.Request) (Caller, error) {
 }
 
 // BearerToken returns the token of the request's Authorization: Bearer
-// header (the scheme's name in any case, then one or more spaces, then a
-// token68), for authenticators. ok is false when the request carries no
-// well-formed bearer token; a header that names the Bearer scheme without
-// one is refused by the site with 401 before any authenticator runs (see
-// [MalformedBearer]).
-func BearerToken(r *http.Request) (token string, ok bool) {
-	vs := r.Header.Values("Authorization")
-	if len(vs) != 1 {
-		return "", false
-	}
-	scheme, rest, found := strings.Cut(vs[0], " ")
-	if !found || !strings.EqualFold(scheme, "bearer") {
-		return "", false
-	}
-	token = strings.TrimLeft(rest, " ")
-	if !isToken68(token) {
-		return "", false
-	}
-	return token, true
-}
+// header (the scheme in any case, one or more spaces, a token68), for
+// authenticators. ok is false when the request carries no well-formed
+// bearer token; the site answers 401 to a header that names the scheme
+// without one (see [MalformedBearer]) before any authenticator runs.
+func BearerToken(r *http.Request) (token string, ok bool) { return bearer.Token(r) }
 
 // MalformedBearer reports whether the request names the Bearer scheme in
-// its Authorization header without a well-formed token: a bare "Bearer",
-// a tab instead of a space, a token with characters a token68 cannot
-// have, or several Authorization headers. Such a request is answered 401,
-// never treated as one without a token (which could fall back to a cookie).
-func MalformedBearer(r *http.Request) bool {
-	vs := r.Header.Values("Authorization")
-	if len(vs) == 0 {
-		return false
-	}
-	if _, ok := BearerToken(r); ok {
-		return false
-	}
-	if len(vs) > 1 {
-		return true
-	}
-	v := strings.TrimLeft(vs[0], " \t")
-	return len(v) >= 6 && strings.EqualFold(v[:6], "bearer")
-}
-
-// isToken68 reports whether s is an RFC 9110 token68.
-func isToken68(s string) bool {
-	if s == "" {
-		return false
-	}
-	end := len(s)
-	for end > 0 && s[end-1] == '=' {
-		end--
-	}
-	if end == 0 {
-		return false
-	}
-	for i := 0; i < end; i++ {
-		c := s[i]
-		switch {
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9',
-			c == '-', c == '.', c == '_', c == '~', c == '+', c == '/':
-		default:
-			return false
-		}
-	}
-	return true
-}
+// its Authorization header without a well-formed token (a bare "Bearer",
+// a tab for the space, characters a token68 cannot have) or carries
+// several Authorization headers. Such a request is answered 401, never
+// treated as one without a token, which could fall back to a cookie.
+func MalformedBearer(r *http.Request) bool { return bearer.Malformed(r) }
 
 // account is the caller's account for approvals.
 func (c Caller) account() string {

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/affordances-go/affordances/internal/advertise"
 	"github.com/affordances-go/affordances/internal/negotiate"
 	"github.com/affordances-go/affordances/protocol"
 )
@@ -217,7 +218,7 @@ func (ph *pageHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		if ph.next != nil {
 			addVaryAccept(w.Header())
-			ph.next.ServeHTTP(&advertiser{ResponseWriter: w}, r)
+			ph.next.ServeHTTP(&advertise.Writer{ResponseWriter: w}, r)
 			return
 		}
 		w.Header().Add("Vary", "Accept")

@@ -1,4 +1,4 @@
-package site
+package htmlform
 
 import (
 	"encoding/base64"
@@ -8,21 +8,19 @@ import (
 	"strings"
 )
 
-// FlashCookie is the cookie that carries the outcome of a successful form
-// post to the page the browser is sent to next: the action's message,
-// which [View.Flash] shows once, and, when the person comes back to the
-// same page, the values they posted ([View.Form]), so that a choice such
-// as a colour and size stays chosen.
+// FlashCookie names the cookie that carries a successful form post's
+// outcome to the next page (site.FlashCookie says what it holds).
 const FlashCookie = "affordances_flash"
 
 // maxFlash bounds the cookie's value, in bytes; past it the posted values
 // are dropped, then the message is cut.
 const maxFlash = 1500
 
-// flash is what the cookie carries.
-type flash struct {
-	Message string     `json:"m,omitempty"`
-	Form    url.Values `json:"f,omitempty"`
+// Flash is what the cookie carries.
+type Flash struct {
+	Message string `json:"m,omitempty"` // the action's message
+
+	Form url.Values `json:"f,omitempty"` // the fields posted, without secrets
 }
 
 // secretField reports whether a form field must never be kept in a
@@ -32,14 +30,14 @@ func secretField(name string) bool {
 	return strings.Contains(n, "password") || strings.Contains(n, "token") || strings.Contains(n, "secret")
 }
 
-// setFlash keeps the outcome of an action that ran for the next page the
+// SetFlash keeps the outcome of an action that ran for the next page the
 // person sees. form is kept only when they come back to the same page,
 // without fields whose names say they are secrets. The cookie lives a
 // minute, is not readable by scripts, and is only ever shown as text
 // (templates escape it): a flash set by anyone else can mislead but never
 // run, and it changes nothing but what a page shows.
-func (s *Site) setFlash(w http.ResponseWriter, r *http.Request, msg string, form map[string][]string) {
-	f := flash{Message: msg}
+func SetFlash(w http.ResponseWriter, r *http.Request, msg string, form map[string][]string) {
+	f := Flash{Message: msg}
 	for k, v := range form {
 		if !secretField(k) {
 			if f.Form == nil {
@@ -63,19 +61,19 @@ func (s *Site) setFlash(w http.ResponseWriter, r *http.Request, msg string, form
 		Path: "/", MaxAge: 60, HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: r.TLS != nil})
 }
 
-// takeFlash returns the flash of the request, if any, and clears it so
+// TakeFlash returns the flash of the request, if any, and clears it so
 // that it shows once.
-func (s *Site) takeFlash(w http.ResponseWriter, r *http.Request) flash {
+func TakeFlash(w http.ResponseWriter, r *http.Request) Flash {
 	c, err := r.Cookie(FlashCookie)
 	if err != nil {
-		return flash{}
+		return Flash{}
 	}
 	http.SetCookie(w, &http.Cookie{Name: FlashCookie, Value: "", Path: "/", MaxAge: -1, HttpOnly: true,
 		SameSite: http.SameSiteLaxMode, Secure: r.TLS != nil})
-	var f flash
+	var f Flash
 	b, err := base64.RawURLEncoding.DecodeString(c.Value)
 	if err != nil || len(b) > maxFlash || json.Unmarshal(b, &f) != nil {
-		return flash{}
+		return Flash{}
 	}
 	f.Message = strings.ToValidUTF8(f.Message, "")
 	return f
