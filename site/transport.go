@@ -1,7 +1,6 @@
 package site
 
 import (
-	"encoding/json"
 	"net/http"
 	"net/url"
 	"time"
@@ -80,7 +79,9 @@ func (s *Site) Execute(hr *http.Request, c Call) (CallResult, error) {
 
 // ReadGraph returns the graph of the page at path for the caller of hr, as
 // a GET of the page with the media type would, through transport (empty is
-// TransportOther). A failure is an [*Error].
+// TransportOther). The graph is built for the door, never encoded and
+// parsed again; its entities are the page's own values. A failure is an
+// [*Error].
 func (s *Site) ReadGraph(hr *http.Request, path string, transport Transport) (*protocol.Graph, error) {
 	if transport == "" {
 		transport = TransportOther
@@ -89,13 +90,22 @@ func (s *Site) ReadGraph(hr *http.Request, path string, transport Transport) (*p
 	if p == nil {
 		return nil, newError(protocol.CodeNotFound, "no Affordances graph at this path")
 	}
-	b, e := s.graphBytes(r, p, transport)
+	start := time.Now()
+	pr, g, e := s.pageGraph(r, p)
+	if s.opts.Observer != nil {
+		var mode protocol.AuthMode
+		if pr != nil {
+			mode = pr.Caller.Mode
+		}
+		n := 0
+		if e == nil {
+			b, _ := g.MarshalJSON() // only for the Observer's size: the door encodes it its own way
+			n = len(b)
+		}
+		s.observeGraph(r.Context(), p, transport, mode, start, n, e)
+	}
 	if e != nil {
 		return nil, e
-	}
-	var g protocol.Graph
-	if err := json.Unmarshal(b, &g); err != nil {
-		return nil, newInternalError()
 	}
 	return &g, nil
 }
