@@ -9,6 +9,7 @@ import (
 	"github.com/affordances-go/affordances/internal/schema"
 	"github.com/affordances-go/affordances/internal/strictjson"
 	"github.com/affordances-go/affordances/protocol"
+	"github.com/affordances-go/affordances/site/approval"
 )
 
 // maxDepth bounds the nesting of a call body.
@@ -63,7 +64,7 @@ func (c *call) parseCall(body []byte) *Error {
 		if !isString {
 			c.badField = "approval must be a string: the id of the person's approval"
 		}
-		c.approvalID = approvalIDOf(id)
+		c.approvalID = approval.IDOf(id)
 	}
 	// confirm is optional, but when present it must be a boolean: null or
 	// any other value is invalid input.
@@ -84,7 +85,7 @@ func (c *call) takeCall(in Call) *Error {
 	if in.Action == "" {
 		return newError(protocol.CodeInvalidInput, "the call names no action")
 	}
-	c.name, c.confirm, c.approvalID = in.Action, in.Confirm, approvalIDOf(in.Approval)
+	c.name, c.confirm, c.approvalID = in.Action, in.Confirm, approval.IDOf(in.Approval)
 	if len(in.Input) > 0 {
 		v, err := strictjson.Parse(in.Input, maxDepth-1)
 		if err != nil {

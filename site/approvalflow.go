@@ -3,12 +3,15 @@ package site
 import (
 	"errors"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/affordances-go/affordances/protocol"
 	"github.com/affordances-go/affordances/site/approval"
 )
+
+// Approvals, an extension of v0, are described in package site/approval,
+// which holds their data, their store and the page where the person
+// decides; this file is their part of the pipeline (step 6).
 
 // checkApproval is step 6 for an action with approval, called by an agent:
 // nothing runs unless the call brings, with confirm: true, an approval the
@@ -18,8 +21,6 @@ import (
 func (c *call) checkApproval(summary string) *Error {
 	ctx := c.r.Context()
 	store := c.site.opts.Approvals
-	account := c.r.Caller.account()
-	input := inputDigest(c.value)
 	if c.approvalID == "" || !c.confirm {
 		return c.askApproval(summary, "")
 	}
@@ -28,34 +29,23 @@ func (c *call) checkApproval(summary string) *Error {
 	case errors.Is(err, approval.ErrNotFound):
 		return c.askApproval(summary, "There is no such approval.")
 	case err != nil:
-		c.site.opts.Logger.ErrorContext(ctx, "affordances: reading an approval", "approval", shortID(c.approvalID), "err", err)
+		c.site.opts.Logger.ErrorContext(ctx, "affordances: reading an approval", "approval", approval.ShortID(c.approvalID), "err", err)
 		return newInternalError()
-	case a.Account != account:
-		return c.askApproval(summary, "That approval was given for another person.")
-	case a.Credential != "" && a.Credential != c.r.Caller.ID:
-		return c.askApproval(summary, "That approval was asked for with another credential.")
-	case a.Page != c.r.URL.Path || a.Action != c.act.meta.Name:
-		return c.askApproval(summary, "That approval is for another call.")
-	case a.Input != input:
-		return c.askApproval(summary, "The input differs from what the person approved.")
-	case time.Now().After(a.Expires):
-		return c.askApproval(summary, "That approval expired.")
-	case a.State == approval.Declined:
-		return c.askApproval(summary, "The person declined.")
-	case a.State == approval.Used:
-		return c.askApproval(summary, "That approval was used already.")
-	case a.State == approval.Pending:
+	}
+	why, pending := a.Refusal(c.approvalFor(summary), time.Now())
+	switch {
+	case pending:
 		e := newError(protocol.CodeConfirmRequired, "Waiting for the person's approval: "+summary)
 		e.approvalURL = c.site.opts.ApprovalPath + a.ID
 		return e
-	case a.Summary != summary || a.Basis != c.basis():
-		return c.askApproval(summary, "What the person approved has changed since.")
+	case why != "":
+		return c.askApproval(summary, why)
 	}
 	if err := store.Use(ctx, a.ID); err != nil {
 		if errors.Is(err, approval.ErrDecided) {
 			return c.askApproval(summary, "That approval was used already.")
 		}
-		c.site.opts.Logger.ErrorContext(ctx, "affordances: using an approval", "approval", shortID(a.ID), "err", err)
+		c.site.opts.Logger.ErrorContext(ctx, "affordances: using an approval", "approval", approval.ShortID(a.ID), "err", err)
 		return newInternalError()
 	}
 	c.r.approved = &approvedCall{basis: a.Basis}
@@ -93,13 +83,20 @@ func (c *call) outsideGrant() *Error {
 	return e
 }
 
+// approvalFor describes this call as an approval asked for it would:
+// whose, with which credential, on which page, the action, the input's
+// digest, and the summary and basis the person reads.
+func (c *call) approvalFor(summary string) approval.Approval {
+	return approval.Approval{Account: c.r.Caller.account(), Credential: c.r.Caller.ID, Page: c.r.URL.Path,
+		Action: c.act.meta.Name, Input: approval.Digest(c.value), Summary: summary, Basis: c.basis()}
+}
+
 // askApproval issues a new pending approval for this call and answers
 // confirm_required with its page; why, when set, says what was wrong with
 // the approval the call brought.
 func (c *call) askApproval(summary, why string) *Error {
-	a := approval.Approval{ID: newSecretID(), Account: c.r.Caller.account(), Page: c.r.URL.Path, Action: c.act.meta.Name,
-		Input: inputDigest(c.value), Summary: summary, Basis: c.basis(), Credential: c.r.Caller.ID, Agent: c.r.Caller.Label,
-		State: approval.Pending, Expires: time.Now().Add(c.site.opts.ApprovalTTL)}
+	a := c.approvalFor(summary)
+	a.ID, a.Agent, a.State, a.Expires = approval.NewID(), c.r.Caller.Label, approval.Pending, time.Now().Add(c.site.opts.ApprovalTTL)
 	// The same call, asked again before the person decided: the same page.
 	reused := false
 	if r, ok := c.site.opts.Approvals.(approval.Reuser); ok {
@@ -125,16 +122,6 @@ func (c *call) askApproval(summary, why string) *Error {
 	e := newError(protocol.CodeConfirmRequired, msg)
 	e.approvalURL = c.site.opts.ApprovalPath + a.ID
 	return e
-}
-
-// approvalIDOf takes the id from an approval's id, path or URL: its last
-// path segment.
-func approvalIDOf(s string) string {
-	s = strings.TrimRight(s, "/")
-	if i := strings.LastIndexByte(s, '/'); i >= 0 {
-		s = s[i+1:]
-	}
-	return s
 }
 
 // needsApprovals reports whether some action of the site has approval.

@@ -12,6 +12,7 @@ import (
 	"github.com/affordances-go/affordances/internal/htmlform"
 	"github.com/affordances-go/affordances/internal/schema"
 	"github.com/affordances-go/affordances/protocol"
+	"github.com/affordances-go/affordances/site/approval"
 )
 
 // FlashCookie is the cookie that carries the outcome of a successful form
@@ -124,7 +125,7 @@ func (c *call) parseForm(values url.Values) *Error {
 	c.confirm = values.Get(FormConfirmField) == "true"
 	c.fromPage = true
 	c.confirmedBasis = values.Get(FormBasisField)
-	c.approvalID = approvalIDOf(values.Get(FormApprovalField))
+	c.approvalID = approval.IDOf(values.Get(FormApprovalField))
 	fields := formFields{}
 	for k, v := range values {
 		if !strings.HasPrefix(k, "_") {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/affordances-go/affordances/protocol"
+	"github.com/affordances-go/affordances/site/approval"
 	"github.com/affordances-go/affordances/site/idempotency"
 )
 
@@ -73,7 +74,7 @@ func (c *call) idempotency() *Error {
 		return newError(protocol.CodeInvalidInput, "the Idempotency-Key must be 1 to 255 visible ASCII characters")
 	}
 	scope := c.callerKey()
-	claim := newSecretID()
+	claim := approval.NewID()
 	fp := c.fingerprint()
 	store := c.site.opts.Idempotency
 	// Not cancelled with the request: a claim the store made must be known

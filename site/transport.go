@@ -218,7 +218,7 @@ func (s *Site) ApprovalStatus(hr *http.Request, id string) (approval.State, erro
 	if e != nil {
 		return "", e
 	}
-	a, err := s.opts.Approvals.Get(hr.Context(), approvalIDOf(id))
+	a, err := s.opts.Approvals.Get(hr.Context(), approval.IDOf(id))
 	if err != nil {
 		return "", err
 	}
