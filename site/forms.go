@@ -2,6 +2,7 @@ package site
 
 import (
 	"bytes"
+	_ "embed" // the default confirmation page
 	"html/template"
 	"mime"
 	"net/http"
@@ -247,22 +248,9 @@ func (s *Site) renderConfirm(w http.ResponseWriter, c *call, e *Error) {
 	writeHTML(w, c.r.Request, e.Status(), buf.Bytes())
 }
 
-var defaultConfirmView = template.Must(template.New("confirm").Parse(`<!doctype html>
-<html lang="en">
-<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Please confirm</title></head>
-<body>
-<main>
-<h1>Please confirm</h1>
-<p style="white-space: pre-line">{{.Summary}}</p>
-{{if .ApprovalURL}}<p>An agent asked for this. The person approves it, signed in, at <a href="{{.ApprovalURL}}">{{.ApprovalURL}}</a>.</p>
-{{else}}<form method="post" action="{{.Page}}">
-<input type="hidden" name="_action" value="{{.Action}}">
-<input type="hidden" name="_confirm" value="true">
-{{range .Fields}}<input type="hidden" name="{{.Name}}" value="{{.Value}}">
-{{end}}<button type="submit">Confirm</button>
-<a href="{{.Page}}">Cancel</a>
-</form>{{end}}
-</main>
-</body>
-</html>
-`))
+// confirmHTML is the default confirmation page (Options.ConfirmView).
+//
+//go:embed confirm.html
+var confirmHTML string
+
+var defaultConfirmView = template.Must(template.New("confirm").Parse(confirmHTML))

@@ -10,6 +10,7 @@ import (
 
 	"github.com/affordances-go/affordances/internal/htmlform"
 	"github.com/affordances-go/affordances/internal/validate"
+	"github.com/affordances-go/affordances/internal/webmcp"
 	"github.com/affordances-go/affordances/protocol"
 )
 
@@ -174,7 +175,7 @@ func (s *Site) renderPage(w http.ResponseWriter, r *Request, p *Page, v *View, s
 	p.setCaching(w.Header(), r, status)
 	body := buf.Bytes()
 	if s.opts.WebMCP {
-		body = withWebMCPScript(body, v.Actions())
+		body = webmcp.Inject(body, v.Actions())
 	}
 	writeHTML(w, r.Request, status, body)
 }

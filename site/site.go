@@ -12,6 +12,7 @@ import (
 
 	"github.com/affordances-go/affordances/internal/advertise"
 	"github.com/affordances-go/affordances/internal/negotiate"
+	"github.com/affordances-go/affordances/internal/webmcp"
 	"github.com/affordances-go/affordances/protocol"
 )
 
@@ -158,7 +159,7 @@ func (h *handler) build() {
 	}
 	mux.HandleFunc(protocol.WellKnownPath, s.serveIndex)
 	if s.opts.WebMCP {
-		mux.HandleFunc("GET "+WebMCPScriptPath, serveWebMCPScript)
+		mux.HandleFunc("GET "+WebMCPScriptPath, webmcp.Serve)
 	}
 	if s.needsApprovals() {
 		mux.Handle(s.opts.ApprovalPath+"{id}", s.approvalPage())
