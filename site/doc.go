@@ -116,23 +116,42 @@
 //
 // # The map of the package
 //
+// The protocol's core:
+//
 //	site.go, options.go    the Site, its Options and defaults, Mount and Wrap
-//	wrap.go, render.go     what a wrapped application keeps; forms as functions
 //	page.go, state.go      pages, their loaders, the State of one request
 //	entities.go            typed entities (Key) and per-entity loaders
 //	action.go, input.go    actions, typed handlers, input schemas
 //	call.go, steps.go      a call and the seven steps of the pipeline
-//	agent.go, forms.go     the agent POST and HTML form doors
-//	transport.go           Execute and ReadGraph, for other doors (MCP)
 //	graph.go, delta.go     the graph of a page, the delta of a call
 //	index.go               /.well-known/affordances.json
 //	origin.go, request.go  the Origin rule, the Caller and Request
-//	errors.go, messages.go the protocol's errors, input messages in words
-//	approval*.go           approvals: the check in the pipeline (their data,
-//	                       store and pages are package site/approval)
-//	idempotency.go         Idempotency-Keys (an extension)
+//	cookies.go             calls through doors that keep no cookies
+//	errors.go, kinds.go    the protocol's errors; transport and caller kinds
 //	observe.go, audit.go   the Observer hook and the audit record
-//	negotiate.go, html.go  HTML or graph by Accept; views, flash, markdown
+//
+// Its doors, each turning a request into a call and an outcome into an
+// answer:
+//
+//	agent.go               the agent's POST of a call
+//	forms.go, formhtml.go  HTML forms and the confirmation page (confirm.html)
+//	html.go, render.go     the page's HTML, views, forms as functions
+//	markdown_answer.go     the page as Markdown, by Accept
+//	transport.go           Execute and ReadGraph, for doors of other
+//	                       packages (site/mcp, site/inspector)
+//	webmcp.go, wrap.go     WebMCP tools in the browser; a wrapped application
+//
+// Its extensions of v0:
+//
+//	approvalflow.go,       approvals and standing grants in the pipeline
+//	approved.go            (their data, store and pages: site/approval)
+//	idempotency.go         Idempotency-Keys (their stores: site/idempotency)
+//
+// What is mechanics rather than policy lives in internal packages: which
+// door a request knocks at (negotiate), writing and reading form fields
+// (htmlform), Markdown text (mdtext, mdpage), bearer headers (bearer), the
+// Link header of a wrapped application (advertise), the WebMCP script
+// (webmcp), schemas and their validation (schema, validate).
 //
 // # HTML forms
 //
