@@ -150,7 +150,8 @@
 // What is mechanics rather than policy lives in internal packages: which
 // door a request knocks at (negotiate), writing and reading form fields
 // (htmlform), Markdown text (mdtext, mdpage), bearer headers (bearer), the
-// Link header of a wrapped application (advertise), the WebMCP script
+// Link header of a wrapped application (advertise), where a request comes
+// from (peer: its Origin, the client behind proxies), the WebMCP script
 // (webmcp), schemas and their validation (schema, validate).
 //
 // # HTML forms

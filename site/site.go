@@ -12,6 +12,7 @@ import (
 
 	"github.com/affordances-go/affordances/internal/advertise"
 	"github.com/affordances-go/affordances/internal/negotiate"
+	"github.com/affordances-go/affordances/internal/peer"
 	"github.com/affordances-go/affordances/internal/webmcp"
 	"github.com/affordances-go/affordances/protocol"
 )
@@ -47,7 +48,7 @@ type Site struct {
 func New(opts Options) *Site {
 	s := &Site{opts: withDefaults(opts), check: http.NewServeMux()}
 	for _, o := range opts.Origins {
-		n, ok := normalizeOrigin(o)
+		n, ok := peer.NormalizeOrigin(o)
 		if !ok {
 			panic(fmt.Sprintf("site: Options.Origins: %q is not an origin such as https://shop.example", o))
 		}

@@ -1,0 +1,109 @@
+// Package peer reads what a request says of where it comes from: its
+// Origin against the site's, and the client's address behind trusted
+// proxies. Package site applies both as policy (the Origin rule, the
+// rate limit of anonymous callers).
+package peer
+
+import (
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"strings"
+)
+
+// NormalizeOrigin returns an origin as scheme://host[:port] in lower case,
+// without a default port, or false when s is not an http(s) origin.
+func NormalizeOrigin(s string) (string, bool) {
+	u, err := url.Parse(s)
+	if err != nil || u.Host == "" || u.User != nil || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" {
+		return "", false
+	}
+	scheme := strings.ToLower(u.Scheme)
+	if scheme != "http" && scheme != "https" {
+		return "", false
+	}
+	return scheme + "://" + hostPort(scheme, u.Host), true
+}
+
+// hostPort lower-cases a host and drops the scheme's default port.
+func hostPort(scheme, host string) string {
+	host = strings.ToLower(host)
+	if h, port, err := net.SplitHostPort(host); err == nil {
+		if (scheme == "http" && port == "80") || (scheme == "https" && port == "443") {
+			if strings.Contains(h, ":") {
+				return "[" + h + "]"
+			}
+			return h
+		}
+	}
+	return host
+}
+
+// SameOrigin applies the Origin rule: the request's Origin must be one
+// of origins (normalised), or, when there are none, the request's own. A missing Origin,
+// "null", or any other scheme, host or port fails.
+func SameOrigin(r *http.Request, origins []string) bool {
+	o := r.Header.Values("Origin")
+	if len(o) != 1 {
+		return false
+	}
+	got, ok := NormalizeOrigin(o[0])
+	if !ok {
+		return false
+	}
+	if len(origins) > 0 {
+		for _, allowed := range origins {
+			if got == allowed {
+				return true
+			}
+		}
+		return false
+	}
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return got == scheme+"://"+hostPort(scheme, r.Host)
+}
+
+// ClientAddr is the client's address: the connection's, or, when that is
+// one of the trusted proxies, the last hop of X-Forwarded-For that no
+// trusted proxy added.
+func ClientAddr(r *http.Request, trusted []netip.Prefix) string {
+	host := r.RemoteAddr
+	if h, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
+		host = h
+	}
+	if a, err := netip.ParseAddr(host); err != nil || !isTrusted(a, trusted) {
+		return host
+	}
+	// From the right: the hops our proxies added, until one they did not.
+	var hops []string
+	for _, v := range r.Header.Values("X-Forwarded-For") {
+		for _, h := range strings.Split(v, ",") {
+			hops = append(hops, strings.TrimSpace(h))
+		}
+	}
+	for i := len(hops) - 1; i >= 0; i-- {
+		a, err := netip.ParseAddr(hops[i])
+		if err != nil {
+			return host // a hop that is no address: trust nothing before it
+		}
+		if !isTrusted(a, trusted) {
+			return a.Unmap().String()
+		}
+	}
+	return host
+}
+
+// isTrusted reports whether an address is one of the proxies.
+func isTrusted(a netip.Addr, trusted []netip.Prefix) bool {
+	a = a.Unmap()
+	for _, p := range trusted {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
+}

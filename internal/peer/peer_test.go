@@ -1,0 +1,67 @@
+package peer
+
+import (
+	"crypto/tls"
+	"net/http/httptest"
+	"net/netip"
+	"testing"
+)
+
+func TestNormalizeOrigin(t *testing.T) {
+	for in, want := range map[string]string{
+		"https://Shop.Example:443": "https://shop.example",
+		"http://shop.example:80/":  "http://shop.example",
+		"http://[::1]:80":          "http://[::1]",
+		"http://127.0.0.1:8080":    "http://127.0.0.1:8080",
+		"ftp://shop.example":       "",
+		"https://shop.example/a":   "",
+		"https://u@shop.example":   "",
+		"null":                     "",
+	} {
+		got, ok := NormalizeOrigin(in)
+		if got != want || ok != (want != "") {
+			t.Errorf("%q: %q %v", in, got, ok)
+		}
+	}
+}
+
+func TestSameOrigin(t *testing.T) {
+	r := httptest.NewRequest("POST", "http://shop.example/cart", nil)
+	r.Header.Set("Origin", "http://shop.example")
+	if !SameOrigin(r, nil) {
+		t.Error("its own origin")
+	}
+	r.TLS = &tls.ConnectionState{}
+	if SameOrigin(r, nil) {
+		t.Error("http Origin on a TLS request")
+	}
+	r.Header.Set("Origin", "https://shop.example:443")
+	if !SameOrigin(r, nil) || SameOrigin(r, []string{"https://other.example"}) || !SameOrigin(r, []string{"https://shop.example"}) {
+		t.Error("https origin")
+	}
+	r.Header.Add("Origin", "https://shop.example")
+	if SameOrigin(r, nil) {
+		t.Error("two Origin headers")
+	}
+}
+
+func TestClientAddr(t *testing.T) {
+	proxies := []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}
+	r := httptest.NewRequest("GET", "/", nil)
+	r.RemoteAddr = "10.0.0.2:5000"
+	r.Header.Set("X-Forwarded-For", "198.51.100.7, 203.0.113.9, 10.0.0.3")
+	if got := ClientAddr(r, proxies); got != "203.0.113.9" {
+		t.Errorf("behind the proxies: %s", got)
+	}
+	if got := ClientAddr(r, nil); got != "10.0.0.2" {
+		t.Errorf("no trusted proxy: %s", got)
+	}
+	r.Header.Set("X-Forwarded-For", "203.0.113.9, junk")
+	if got := ClientAddr(r, proxies); got != "10.0.0.2" {
+		t.Errorf("a hop that is no address: %s", got)
+	}
+	r.RemoteAddr = "192.0.2.1:5000"
+	if got := ClientAddr(r, proxies); got != "192.0.2.1" {
+		t.Errorf("a client that is no proxy: %s", got)
+	}
+}
