@@ -17,7 +17,7 @@ const maxDepth = 64
 
 // serveAgentCall answers a POST of an Affordances call with a delta.
 func (s *Site) serveAgentCall(w http.ResponseWriter, hr *http.Request, p *Page) {
-	c, out, e := s.execute(w, hr, p, TransportAgent, func(c *call) *Error { return c.decodeCall(w, hr) })
+	c, out, e := s.execute(w.Header(), hr, p, TransportAgent, func(c *call) *Error { return c.decodeCall(w, hr) })
 	if e != nil {
 		writeFailure(w, hr, e)
 		return

@@ -81,9 +81,10 @@ func (s *Site) newCall(hr *http.Request, p *Page, transport Transport) (*call, *
 
 // execute runs one call for a transport: find the caller, decode the body
 // with the transport's decoder, run the pipeline. A failure is audited
-// here; on success the headers the action set are added to the response,
-// and the transport audits the call with the status it answers.
-func (s *Site) execute(w http.ResponseWriter, hr *http.Request, p *Page, transport Transport, decode func(*call) *Error) (*call, *outcome, *Error) {
+// here; on success the headers the action set are added to h (the
+// answer's headers), and the transport audits the call with the status it
+// answers.
+func (s *Site) execute(h http.Header, hr *http.Request, p *Page, transport Transport, decode func(*call) *Error) (*call, *outcome, *Error) {
 	c, e := s.newCall(hr, p, transport)
 	if e == nil {
 		t := c.stepStart()
@@ -96,14 +97,14 @@ func (s *Site) execute(w http.ResponseWriter, hr *http.Request, p *Page, transpo
 	}
 	c.settleIdempotency(out, e != nil)
 	if out != nil && out.replayed {
-		w.Header().Set(ReplayedHeader, "true")
+		h.Set(ReplayedHeader, "true")
 	}
 	if e != nil {
-		e.setHeaders(w.Header())
+		e.setHeaders(h)
 		c.auditCall(e.Status(), string(e.code))
 		return c, nil, e
 	}
-	c.r.flushHeader(w)
+	c.r.flushHeader(h)
 	return c, out, nil
 }
 

@@ -180,11 +180,11 @@ func (r *Request) ResponseHeader() http.Header {
 	return r.header
 }
 
-// flushHeader copies the headers an action set to the response.
-func (r *Request) flushHeader(w http.ResponseWriter) {
+// flushHeader copies the headers an action set to the answer's.
+func (r *Request) flushHeader(h http.Header) {
 	for k, vs := range r.header {
 		for _, v := range vs {
-			w.Header().Add(k, v)
+			h.Add(k, v)
 		}
 	}
 }

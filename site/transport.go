@@ -62,8 +62,8 @@ func (s *Site) Execute(hr *http.Request, c Call) (CallResult, error) {
 	if transport == "" {
 		transport = TransportOther
 	}
-	w := &headerRecorder{h: http.Header{}}
-	call, out, e := s.execute(w, r, p, transport, func(cl *call) *Error {
+	h := http.Header{}
+	call, out, e := s.execute(h, r, p, transport, func(cl *call) *Error {
 		cl.confirmedBasis = c.Basis
 		if c.IdempotencyKey != "" {
 			cl.idemKey = c.IdempotencyKey
@@ -74,7 +74,7 @@ func (s *Site) Execute(hr *http.Request, c Call) (CallResult, error) {
 		return CallResult{}, e
 	}
 	call.auditCall(http.StatusOK, "ok")
-	return CallResult{Delta: out.delta, Header: w.h, Replayed: out.replayed}, nil
+	return CallResult{Delta: out.delta, Header: h, Replayed: out.replayed}, nil
 }
 
 // ReadGraph returns the graph of the page at path for the caller of hr, as
@@ -182,25 +182,16 @@ func (s *Site) routes() *http.ServeMux {
 }
 
 // routeRecorder catches the page a path matched, with the request the mux
-// filled with its path values.
+// filled with its path values: the mux is served with it as its
+// ResponseWriter, and nothing is written to it.
 type routeRecorder struct {
-	headerRecorder
 	page *Page
 	r    *http.Request
 }
 
-// headerRecorder is a ResponseWriter that keeps the headers written to it
-// and nothing else.
-type headerRecorder struct{ h http.Header }
-
-func (w *headerRecorder) Header() http.Header {
-	if w.h == nil {
-		w.h = http.Header{}
-	}
-	return w.h
-}
-func (w *headerRecorder) Write(b []byte) (int, error) { return len(b), nil }
-func (w *headerRecorder) WriteHeader(int)             {}
+func (w *routeRecorder) Header() http.Header         { return http.Header{} }
+func (w *routeRecorder) Write(b []byte) (int, error) { return len(b), nil }
+func (w *routeRecorder) WriteHeader(int)             {}
 
 // MaxBodyBytes returns the limit on the body of a call (Options.MaxBodyBytes
 // with its default), for a door that reads bodies of its own, so that
