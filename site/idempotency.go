@@ -2,8 +2,6 @@ package site
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"net/http"
 	"time"
@@ -51,26 +49,13 @@ func IdempotencyOf(ctx context.Context) (idempotency.Claim, bool) {
 // another may take it over, on the view that the first died.
 const idempotencyLease = time.Minute
 
-// validKey reports whether a key is 1 to 255 visible ASCII characters.
-func validKey(k string) bool {
-	if k == "" || len(k) > 255 {
-		return false
-	}
-	for i := 0; i < len(k); i++ {
-		if k[i] < 0x21 || k[i] > 0x7e {
-			return false
-		}
-	}
-	return true
-}
-
 // idempotency is the step after the rate limit: claim the call's key, or
 // replay what the key's first call produced, or refuse.
 func (c *call) idempotency() *Error {
 	if c.idemKey == "" {
 		return nil
 	}
-	if !validKey(c.idemKey) {
+	if !idempotency.ValidKey(c.idemKey) {
 		return newError(protocol.CodeInvalidInput, "the Idempotency-Key must be 1 to 255 visible ASCII characters")
 	}
 	scope := c.callerKey()
@@ -106,22 +91,13 @@ func (c *call) idempotency() *Error {
 	return nil
 }
 
-// fingerprint is what makes two calls the same call: page, action,
-// input, confirm and approval.
+// fingerprint is what makes two calls under one key the same call.
 func (c *call) fingerprint() string {
 	var in any
 	if c.input != nil {
 		in = c.input.identity()
 	}
-	b, _ := json.Marshal(struct {
-		Page     string `json:"p"`
-		Action   string `json:"a"`
-		Input    any    `json:"i"`
-		Confirm  bool   `json:"c"`
-		Approval string `json:"ap"`
-	}{c.r.URL.Path, c.name, in, c.confirm, c.approvalID})
-	h := sha256.Sum256(b)
-	return hex.EncodeToString(h[:])
+	return idempotency.Fingerprint(c.r.URL.Path, c.name, in, c.confirm, c.approvalID)
 }
 
 // settleIdempotency stores the delta of a call that succeeded, or frees
