@@ -40,7 +40,7 @@ func TestRefusal(t *testing.T) {
 	if IDOf("https://shop.example/approvals/abc/") != "abc" || IDOf("abc") != "abc" {
 		t.Error("IDOf")
 	}
-	if len(NewID()) != 32 || NewID() == NewID() {
+	if id, other := NewID(), NewID(); len(id) != 32 || id == other {
 		t.Error("NewID")
 	}
 }
