@@ -18,9 +18,8 @@ const maxFlash = 1500
 
 // Flash is what the cookie carries.
 type Flash struct {
-	Message string `json:"m,omitempty"` // the action's message
-
-	Form url.Values `json:"f,omitempty"` // the fields posted, without secrets
+	Message string     `json:"m,omitempty"` // the action's message
+	Form    url.Values `json:"f,omitempty"` // the fields posted, without secrets
 }
 
 // secretField reports whether a form field must never be kept in a
