@@ -1,14 +1,10 @@
 package site
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"net/url"
 	"reflect"
 	"regexp"
-
-	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/affordances-go/affordances/internal/schema"
 	"github.com/affordances-go/affordances/internal/validate"
@@ -143,10 +139,9 @@ type action struct {
 	summary   protocol.ActionSummary // as the site index lists it
 	inGraph   protocol.ActionSummary // as graphs and deltas list it: without the output schema
 	input     *schema.Schema         // the input schema, for converting form values
-	validator *jsonschema.Schema     // compiled input schema
+	checker   *validate.Input        // the compiled input schema
 	hasOutput bool
-	effects   []string           // the names of Effects
-	cases     *validate.CaseTree // Go field names of the input, for case-sensitive decoding
+	effects   []string // the names of Effects
 	decode    func(raw []byte) (any, error)
 	run       func(r *Request, in any) (out any, msg, redirect string, err error)
 }
@@ -217,7 +212,8 @@ func newAction(p *Page, a Action, in, out reflect.Type) (*action, error) {
 	if err != nil {
 		return nil, err
 	}
-	act := &action{meta: a, page: p, cases: validate.NewCaseTree(in), effects: effects}
+	goType := in
+	act := &action{meta: a, page: p, effects: effects}
 	act.summary = protocol.ActionSummary{
 		Name: a.Name, Description: a.Description, Expose: a.Expose,
 		Guard: a.Guard.Text, Effects: effects, ReadOnly: a.ReadOnly,
@@ -242,8 +238,8 @@ func newAction(p *Page, a Action, in, out reflect.Type) (*action, error) {
 	} else if err := json.Unmarshal(inRaw, &act.input); err != nil {
 		return nil, fmt.Errorf("explicit input schema: %w", err)
 	}
-	act.summary.Input = compact(inRaw)
-	act.validator, err = compileSchema(p.route+"/"+a.Name, inRaw)
+	act.summary.Input = validate.Compact(inRaw)
+	act.checker, err = validate.NewInput(p.route+"/"+a.Name, inRaw, act.input, goType)
 	if err != nil {
 		return nil, fmt.Errorf("input schema: %w", err)
 	}
@@ -251,10 +247,10 @@ func newAction(p *Page, a Action, in, out reflect.Type) (*action, error) {
 	act.hasOutput = out != reflect.TypeFor[NoOutput]()
 	switch {
 	case a.Output != nil:
-		if _, err := compileSchema(p.route+"/"+a.Name+".output", a.Output); err != nil {
+		if _, err := validate.Compile(p.route+"/"+a.Name+".output", a.Output); err != nil {
 			return nil, fmt.Errorf("output schema: %w", err)
 		}
-		act.summary.Output = compact(a.Output)
+		act.summary.Output = validate.Compact(a.Output)
 	case act.hasOutput:
 		s, err := schema.Infer(out, nil)
 		if err != nil {
@@ -272,31 +268,6 @@ func newAction(p *Page, a Action, in, out reflect.Type) (*action, error) {
 	act.inGraph = act.summary
 	act.inGraph.Output = nil
 	return act, nil
-}
-
-func compact(b []byte) json.RawMessage {
-	var buf bytes.Buffer
-	if err := json.Compact(&buf, b); err != nil {
-		return b
-	}
-	return buf.Bytes()
-}
-
-// compileSchema compiles one JSON Schema 2020-12 document, with format
-// assertions on, so that "format": "email" is checked rather than noted.
-func compileSchema(name string, raw []byte) (*jsonschema.Schema, error) {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-	if err != nil {
-		return nil, err
-	}
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	c.AssertFormat()
-	loc := "mem:///" + url.PathEscape(name) + ".json"
-	if err := c.AddResource(loc, doc); err != nil {
-		return nil, err
-	}
-	return c.Compile(loc)
 }
 
 // visible reports whether the requester may know of the action.
