@@ -303,14 +303,11 @@ func (a *App) headerEntities(r *http.Request) map[string]any {
 	if err != nil {
 		return m
 	}
-	st := &site.State{}
-	if err := a.header(&site.Request{Request: r, Caller: c}, st); err != nil {
-		return m
-	}
-	if cart, ok := cartSummaryKey.Lookup(st); ok {
+	sr := &site.Request{Request: r, Caller: c}
+	if cart, err := a.cartSummary(sr); err == nil {
 		m[cartSummaryKey.Name()] = cart
 	}
-	if acc, ok := accountKey.Lookup(st); ok {
+	if acc, err := accountOf(sr); err == nil {
 		m[accountKey.Name()] = acc
 	}
 	return m

@@ -30,6 +30,8 @@ func (a *App) loginPage() {
 	p := a.site.Page("/login", site.PageOptions{
 		Description: "Sign in with an email and a password",
 		View:        page("login.html"),
+		Entities:    a.header(),
+
 		Load: a.loader(func(r *site.Request, st *site.State) error {
 			demoKey.Set(st, map[string]string{"email": DemoEmail, "password": DemoPassword})
 			st.MD = "# Sign in\n\nThe demo account is " + DemoEmail + " with the password " + DemoPassword + ".\n"
@@ -208,7 +210,9 @@ func (a *App) accountPage() {
 		Description: "The signed-in shopper's account and API tokens",
 		View:        page("account.html"),
 		Personal:    true,
-		Load:        a.loader(a.loadAccount),
+		Entities:    a.header(),
+
+		Load: a.loader(a.loadAccount),
 	})
 	// Signing out ends a browser session. A token is not a session: it
 	// stays valid until it is revoked, so signOut is unavailable to a

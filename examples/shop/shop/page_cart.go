@@ -55,6 +55,8 @@ func (a *App) cartPage() {
 		Description: "The cart: its lines, quantities and total",
 		View:        page("cart.html"),
 		Personal:    true,
+		Entities:    accountHeader(),
+
 		Load: a.loader(func(r *site.Request, st *site.State) error {
 			st.Nav = []protocol.Nav{{To: "/checkout", Label: "Checkout", When: "the cart is not empty"}, {To: "/", Label: "Catalog"}}
 			return a.loadCart(r, st, "Cart")

@@ -28,7 +28,9 @@ func (a *App) catalogPage() {
 		CacheFor:    publicPageTTL, // stock in a proxy cache is at most this old
 		Description: "The catalog: every product, with search (?q=) and pages (?page=)",
 		View:        page("catalog.html"),
-		Load:        a.loader(a.loadCatalog),
+		Entities:    a.header(),
+
+		Load: a.loader(a.loadCatalog),
 	})
 }
 

@@ -130,6 +130,8 @@ func (a *App) checkoutPage() {
 		Description: "Checkout: review the cart, the delivery address, and place the order",
 		View:        page("checkout.html"),
 		Personal:    true,
+		Entities:    accountHeader(),
+
 		Load: a.loader(func(r *site.Request, st *site.State) error {
 			st.Nav = []protocol.Nav{{To: "/cart", Label: "Change the cart"}}
 			sh := shopperOf(r)

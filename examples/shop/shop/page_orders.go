@@ -15,7 +15,9 @@ func (a *App) ordersPage() {
 		Description: "The signed-in shopper's orders, newest first",
 		View:        page("orders.html"),
 		Personal:    true,
-		Load:        a.loader(a.loadOrders),
+		Entities:    a.header(),
+
+		Load: a.loader(a.loadOrders),
 	})
 }
 
@@ -61,7 +63,9 @@ func (a *App) orderPage() {
 		Description: "One order: its items, total and status",
 		View:        page("order.html"),
 		Personal:    true,
-		Load:        a.loader(a.loadOrder),
+		Entities:    a.header(),
+
+		Load: a.loader(a.loadOrder),
 	})
 	site.Handle(p, site.Action{
 		Name: "cancelOrder", Description: "Cancel this order; its items go back in stock",

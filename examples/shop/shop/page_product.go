@@ -59,7 +59,7 @@ func (a *App) productPage() {
 		View:        page("product.html"),
 		// One loader per entity: a call to addToCart reads the product
 		// for its guards and, after it ran, the cart alone.
-		Entities: append([]site.EntityLoader{site.Entity(productKey, a.product)}, a.headerLoaders()...),
+		Entities: append([]site.EntityLoader{site.Entity(productKey, a.product)}, a.header()...),
 		Finish: func(r *site.Request, st *site.State) error {
 			st.Nav = []protocol.Nav{{To: "/", Label: "Catalog"}, {To: "/cart", Label: "Cart"}, {To: "/checkout", Label: "Checkout", When: "the cart is not empty"}}
 			st.MD = ProductMD(productKey.Get(st))

@@ -38,6 +38,8 @@ func (a *App) signUpPage() {
 	p := a.site.Page("/signup", site.PageOptions{
 		Description: "Create an account",
 		View:        page("signup.html"),
+		Entities:    a.header(),
+
 		Load: a.loader(func(r *site.Request, st *site.State) error {
 			st.MD = "# Create an account\n\nA name, an email and a password of at least 8 characters.\n"
 			st.Nav = []protocol.Nav{{To: "/login", Label: "Sign in", When: "you already have an account"}}

@@ -57,41 +57,30 @@ func (a *App) register() {
 	a.accountPage()
 }
 
-// loader is the one prologue of every page: the page's own function fills
-// a new state, then the header's entities are added. A page that sets the
-// whole cart keeps it; the others get the cart's summary.
+// loader turns a page's own function into its Loader: the function fills
+// a new state with what the page shows. The header's entities are not its
+// business: every page declares them as entity loaders (header), loaded
+// when a template, a graph or a guard reads them.
 func (a *App) loader(load func(r *site.Request, st *site.State) error) site.Loader {
 	return func(r *site.Request) (*site.State, error) {
 		st := &site.State{}
 		if err := load(r, st); err != nil {
 			return nil, err
 		}
-		if err := a.header(r, st); err != nil {
-			return nil, err
-		}
 		return st, nil
 	}
 }
 
-// header adds what every page's header shows: the cart summary (unless
-// the page holds the whole cart) and the account.
-func (a *App) header(r *site.Request, st *site.State) error {
-	if _, full := cartKey.Lookup(st); !full {
-		c, err := a.cartSummary(r)
-		if err != nil {
-			return err
-		}
-		cartSummaryKey.Set(st, c)
-	}
-	acc, _ := accountOf(r)
-	accountKey.Set(st, acc)
-	return nil
+// header is what every page's header shows, entity by entity: the cart's
+// summary and the account. A page that shows the whole cart takes
+// accountHeader instead.
+func (a *App) header() []site.EntityLoader {
+	return []site.EntityLoader{site.Entity(cartSummaryKey, a.cartSummary), site.Entity(accountKey, accountOf)}
 }
 
-// headerLoaders load the same entities one by one, for pages whose
-// entities load on first use.
-func (a *App) headerLoaders() []site.EntityLoader {
-	return []site.EntityLoader{site.Entity(cartSummaryKey, a.cartSummary), site.Entity(accountKey, accountOf)}
+// accountHeader is the header of a page that shows the whole cart.
+func accountHeader() []site.EntityLoader {
+	return []site.EntityLoader{site.Entity(accountKey, accountOf)}
 }
 
 // cartSummary is the header's view of the shopper's cart.
