@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"context"
-	"crypto/tls"
 	"net/http"
 	"net/url"
 
@@ -12,31 +11,27 @@ import (
 	"github.com/affordances-go/affordances/site"
 )
 
-// peer is what the site needs of an MCP request beside its headers, and
-// what the SDK does not hand a tool: the client's address (the rate limit
-// of an anonymous caller), the host and the TLS state (the Origin rule).
-type peer struct {
-	addr, host string
-	tls        bool
-}
+// requestKey names the client's HTTP request in the token information of
+// its tool calls.
+const requestKey = "affordances.request"
 
-// peerKey names the peer in the request's token information.
-const peerKey = "affordances.peer"
-
-// withCaller carries each request's peer to its tool calls as a value,
-// in the one place the SDK hands on from an HTTP request to a tool
+// withCaller hands each MCP request's own HTTP request (its credentials,
+// Origin, address, host and TLS state) to its tool calls as a value, in
+// the one place the SDK carries something from an HTTP request to a tool
 // handler: the token information of the request's context
 // (sdk.RequestExtra.TokenInfo). The SDK sets that from its bearer-token
 // middleware only, so the middleware is run with a verifier that returns
-// the peer, on a copy of the request that has a placeholder token when
-// the request has none; the request served is the original one, with that
-// context. The caller's real credentials are read by the site's
-// authenticator, as for every door.
+// the request, on a copy that has a placeholder token when the request
+// has none; the request served is the original one, with that context.
+// The site authenticates the request itself, as for every door: nothing
+// is rebuilt or copied into headers.
 func withCaller(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		p := peer{addr: r.RemoteAddr, host: r.Host, tls: r.TLS != nil}
+		own := r.Clone(r.Context())
+		own.Body, own.ContentLength = http.NoBody, 0 // the SDK reads the body; the site never does
+		own.Header.Del("Content-Type")               // the JSON-RPC's, not the caller's
 		verify := func(context.Context, string, *http.Request) (*auth.TokenInfo, error) {
-			return &auth.TokenInfo{Extra: map[string]any{peerKey: p}}, nil
+			return &auth.TokenInfo{Extra: map[string]any{requestKey: own}}, nil
 		}
 		carry := auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})
 		probe := r.Clone(r.Context())
@@ -48,32 +43,24 @@ func withCaller(next http.Handler) http.Handler {
 }
 
 // caller is the request the site sees for an MCP request handled with
-// ctx: the caller's credentials and address, marked as coming through a
-// door that keeps no cookies an action sets (site.WithoutCookies).
+// ctx: the client's own HTTP request, marked as coming through a door
+// that keeps no cookies an action sets (site.WithoutCookies). A request
+// that did not come through Handler (an in-memory transport) is an
+// anonymous caller with the headers the SDK has, if any.
 func caller(ctx context.Context, req sdk.Request) *http.Request {
-	return site.WithoutCookies(callerRequest(req).WithContext(ctx))
-}
-
-// callerRequest rebuilds, from an MCP request, the HTTP request the site
-// authenticates: its credentials and Origin (its headers), its address,
-// host and TLS state (its peer).
-func callerRequest(req sdk.Request) *http.Request {
-	h := http.Header{}
-	var p peer
-	if ex := req.GetExtra(); ex != nil {
-		if ex.Header != nil {
+	var hr *http.Request
+	ex := req.GetExtra()
+	if ex != nil && ex.TokenInfo != nil {
+		hr, _ = ex.TokenInfo.Extra[requestKey].(*http.Request)
+	}
+	if hr == nil {
+		h := http.Header{}
+		if ex != nil && ex.Header != nil {
 			h = ex.Header.Clone()
+			h.Del("Content-Type")
 		}
-		if ex.TokenInfo != nil {
-			p, _ = ex.TokenInfo.Extra[peerKey].(peer)
-		}
+		hr = &http.Request{Method: http.MethodPost, URL: &url.URL{Path: "/"}, Header: h,
+			Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1, Body: http.NoBody}
 	}
-	hr := &http.Request{Method: http.MethodPost, URL: &url.URL{Path: "/"}, Header: h,
-		RemoteAddr: p.addr, Host: p.host, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1}
-	if p.tls {
-		hr.TLS = &tls.ConnectionState{}
-	}
-	// The SDK's own headers are not the caller's.
-	h.Del("Content-Type")
-	return hr
+	return site.WithoutCookies(hr.WithContext(ctx))
 }

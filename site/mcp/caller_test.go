@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"context"
 	"crypto/tls"
 	"net/http"
 	"net/http/httptest"
@@ -10,15 +11,17 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// The request's address, host and TLS state reach a tool call as a value,
-// and the request the SDK serves is the client's own: its credentials
+// The client's own request reaches a tool call as a value, and the
+// request the SDK serves is the client's own too: its credentials
 // unchanged, no header added.
-func TestWithCaller_CarriesThePeerNotAHeader(t *testing.T) {
+func TestWithCaller_CarriesTheRequestNotAHeader(t *testing.T) {
 	for _, bearer := range []string{"", "Bearer agent-token"} {
 		var got *http.Request
 		h := withCaller(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { got = r }))
 		r := httptest.NewRequest("POST", "https://shop.example/mcp", nil)
 		r.RemoteAddr, r.TLS = "198.51.100.7:4242", &tls.ConnectionState{}
+		r.Header.Set("Content-Type", "application/json")
+		r.Header.Set("Origin", "https://shop.example")
 		if bearer != "" {
 			r.Header.Set("Authorization", bearer)
 		}
@@ -33,10 +36,15 @@ func TestWithCaller_CarriesThePeerNotAHeader(t *testing.T) {
 		if info == nil {
 			t.Fatal("no token info in the context")
 		}
-		// What a tool handler rebuilds from it.
-		hr := callerRequest(&sdk.CallToolRequest{Extra: &sdk.RequestExtra{TokenInfo: info, Header: got.Header}})
-		if hr.RemoteAddr != "198.51.100.7:4242" || hr.Host != "shop.example" || hr.TLS == nil || hr.Header.Get("Authorization") != bearer {
+		// What a tool handler hands the site.
+		ctx := context.WithValue(context.Background(), struct{}{}, 1)
+		hr := caller(ctx, &sdk.CallToolRequest{Extra: &sdk.RequestExtra{TokenInfo: info, Header: got.Header}})
+		if hr.RemoteAddr != "198.51.100.7:4242" || hr.Host != "shop.example" || hr.TLS == nil ||
+			hr.Header.Get("Authorization") != bearer || hr.Header.Get("Origin") != "https://shop.example" {
 			t.Errorf("bearer %q: the site sees %s %s tls=%v %v", bearer, hr.RemoteAddr, hr.Host, hr.TLS != nil, hr.Header)
+		}
+		if hr.Header.Get("Content-Type") != "" || hr.Context().Value(struct{}{}) != 1 || hr.Body != http.NoBody {
+			t.Errorf("the JSON-RPC's content type or body, or another context: %v", hr.Header)
 		}
 	}
 }
