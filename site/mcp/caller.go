@@ -35,7 +35,7 @@ func withCaller(next http.Handler) http.Handler {
 		}
 		carry := auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})
 		probe := r.Clone(r.Context())
-		probe.Header.Set("Authorization", "Bearer peer")
+		probe.Header.Set("Authorization", "Bearer placeholder")
 		carry(http.HandlerFunc(func(_ http.ResponseWriter, withInfo *http.Request) {
 			next.ServeHTTP(w, r.WithContext(withInfo.Context()))
 		})).ServeHTTP(w, probe)
