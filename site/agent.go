@@ -17,7 +17,7 @@ const maxDepth = 64
 
 // serveAgentCall answers a POST of an Affordances call with a delta.
 func (s *Site) serveAgentCall(w http.ResponseWriter, hr *http.Request, p *Page) {
-	c, out, e := s.execute(w.Header(), hr, p, TransportAgent, func(c *call) *Error { return c.decodeCall(w, hr) })
+	c, out, e := s.execute(w.Header(), hr, p, TransportAgent, func(d *decoded) *Error { return s.decodeCall(w, hr, d) })
 	if e != nil {
 		writeFailure(w, hr, e)
 		return
@@ -33,20 +33,20 @@ func (s *Site) serveAgentCall(w http.ResponseWriter, hr *http.Request, p *Page) 
 // decodeCall reads the body of an agent's call: within the size limit, a
 // JSON object with no duplicate or case-variant keys, naming an action.
 // Unknown members are ignored.
-func (c *call) decodeCall(w http.ResponseWriter, hr *http.Request) *Error {
-	if e := c.site.checkLength(hr, "body"); e != nil {
+func (s *Site) decodeCall(w http.ResponseWriter, hr *http.Request, d *decoded) *Error {
+	if e := s.checkLength(hr, "body"); e != nil {
 		return e
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, hr.Body, c.site.opts.MaxBodyBytes))
+	body, err := io.ReadAll(http.MaxBytesReader(w, hr.Body, s.opts.MaxBodyBytes))
 	if err != nil {
-		return bodyError(err, "body", c.site.opts.MaxBodyBytes)
+		return bodyError(err, "body", s.opts.MaxBodyBytes)
 	}
-	return c.parseCall(body)
+	return d.parseCall(body)
 }
 
 // parseCall parses a call body; it is the call decoder the fuzz target
 // exercises.
-func (c *call) parseCall(body []byte) *Error {
+func (d *decoded) parseCall(body []byte) *Error {
 	obj, err := strictjson.ParseObject(body, maxDepth)
 	if err != nil {
 		return newError(protocol.CodeInvalidInput, "the body is not a valid call: "+err.Error())
@@ -55,24 +55,24 @@ func (c *call) parseCall(body []byte) *Error {
 	if !ok || name == "" {
 		return newError(protocol.CodeInvalidInput, `the call has no "action" string`)
 	}
-	c.name = name
+	d.name = name
 	if raw, ok := obj.Raw["input"]; ok {
-		c.input = jsonInput{raw: raw, v: obj.Values["input"]}
+		d.input = jsonInput{raw: raw, v: obj.Values["input"]}
 	}
 	if v, present := obj.Values["approval"]; present {
 		id, isString := v.(string)
 		if !isString {
-			c.badField = "approval must be a string: the id of the person's approval"
+			d.invalid = "approval must be a string: the id of the person's approval"
 		}
-		c.approvalID = approval.IDOf(id)
+		d.approvalID = approval.IDOf(id)
 	}
 	// confirm is optional, but when present it must be a boolean: null or
 	// any other value is invalid input.
 	if v, present := obj.Values["confirm"]; present {
 		b, isBool := v.(bool)
-		c.confirm = b
+		d.confirm = b
 		if !isBool {
-			c.badField = "confirm must be true or false"
+			d.invalid = "confirm must be true or false"
 		}
 	}
 	return nil
@@ -81,17 +81,21 @@ func (c *call) parseCall(body []byte) *Error {
 // takeCall takes a call a transport decoded itself (Execute): the same
 // fields as a posted body, without its JSON, with the input parsed as
 // strictly.
-func (c *call) takeCall(in Call) *Error {
+func (d *decoded) takeCall(in Call) *Error {
 	if in.Action == "" {
 		return newError(protocol.CodeInvalidInput, "the call names no action")
 	}
-	c.name, c.confirm, c.approvalID = in.Action, in.Confirm, approval.IDOf(in.Approval)
+	d.name, d.confirm, d.approvalID = in.Action, in.Confirm, approval.IDOf(in.Approval)
+	d.confirmedBasis = in.Basis
+	if in.IdempotencyKey != "" {
+		d.idemKey = in.IdempotencyKey
+	}
 	if len(in.Input) > 0 {
 		v, err := strictjson.Parse(in.Input, maxDepth-1)
 		if err != nil {
 			return newError(protocol.CodeInvalidInput, "the input is not valid JSON: "+err.Error())
 		}
-		c.input = jsonInput{raw: in.Input, v: v}
+		d.input = jsonInput{raw: in.Input, v: v}
 	}
 	return nil
 }

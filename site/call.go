@@ -21,34 +21,14 @@ type call struct {
 	started   time.Time
 	caller    Caller // who made the call, before an action changed r.Caller
 
-	name       string // the action's name, as the call gave it
-	confirm    bool   // confirm: true was sent
-	approvalID string // the approval the call brings, for an action with approval
-	idemKey    string // the call's Idempotency-Key, "" for none
+	decoded // what the door handed over: the only thing that came from it
 
 	idem   *idempotency.Claim // the key this call holds
 	replay *outcome           // what the key's first call produced, to answer again
 
-	// fromPage is set by the form door: the call was posted by an HTML
-	// form. It is no credential by itself: see [call.personPresent].
-	fromPage bool
-	// confirmedBasis is the basis of the summary the person confirmed,
-	// brought back by the door: the confirmation page's hidden field
-	// (FormBasisField), or the signed state of the MCP door that asked.
-	// It only ever makes the action's check stricter.
-	confirmedBasis string
-
-	// What the door decoded, for the validation step: the input as the
-	// door had it (nil when omitted), and a field of the call that had
-	// the wrong type (its message), answered at validation so that the
-	// steps before it keep their order.
-	input    input
-	badField string
-	// value is the input as the generic JSON value the schema validated.
-	value any
-
 	act    *action
 	in     any    // the decoded, validated input
+	value  any    // the input as the generic JSON value the schema validated
 	before *State // the state the guard saw: the "before" of the delta
 
 	// For the site's Observer: the steps that ran, and a limiter fault.
@@ -56,12 +36,40 @@ type call struct {
 	limiterFault bool
 }
 
+// decoded is a call as its door decoded it. Every door (the agent's POST,
+// an HTML form, Execute for MCP and the inspector) fills the same fields;
+// nothing here says which door it was, and the pipeline decides from
+// these and from who calls.
+type decoded struct {
+	name       string // the action's name, as the call gave it
+	confirm    bool   // confirm: true was sent
+	approvalID string // the approval the call brings, for an action with approval
+	idemKey    string // the call's Idempotency-Key, "" for none
+
+	// input is the input as the door had it (nil when omitted); the
+	// pipeline only asks for its value under the action's schema.
+	input input
+	// invalid is the message of a field of the call that had the wrong
+	// type, answered at validation so that the steps before it keep
+	// their order.
+	invalid string
+	// personActs is the door's word that the call was posted by a page
+	// of this site (an HTML form). It is no credential by itself: see
+	// [call.personPresent].
+	personActs bool
+	// confirmedBasis is the basis of the summary the person confirmed, brought
+	// back by the door (the confirmation page's hidden field,
+	// FormBasisField, or the signed state of the MCP door that asked). It
+	// only ever makes the action's check stricter.
+	confirmedBasis string
+}
+
 // newCall finds the caller and starts a call. A rejected bearer token is
 // kept for the authorization step, so that the order of the pipeline
 // decides which failure a caller sees; any other authenticator error
 // stops the call as internal.
 func (s *Site) newCall(hr *http.Request, p *Page, transport Transport) (*call, *Error) {
-	c := &call{site: s, page: p, transport: transport, started: time.Now(), idemKey: idempotencyKeyOf(hr)}
+	c := &call{site: s, page: p, transport: transport, started: time.Now(), decoded: decoded{idemKey: idempotencyKeyOf(hr)}}
 	r, e := s.authenticate(hr)
 	switch {
 	case e == nil:
@@ -84,11 +92,11 @@ func (s *Site) newCall(hr *http.Request, p *Page, transport Transport) (*call, *
 // here; on success the headers the action set are added to h (the
 // answer's headers), and the transport audits the call with the status it
 // answers.
-func (s *Site) execute(h http.Header, hr *http.Request, p *Page, transport Transport, decode func(*call) *Error) (*call, *outcome, *Error) {
+func (s *Site) execute(h http.Header, hr *http.Request, p *Page, transport Transport, decode func(*decoded) *Error) (*call, *outcome, *Error) {
 	c, e := s.newCall(hr, p, transport)
 	if e == nil {
 		t := c.stepStart()
-		e = decode(c)
+		e = decode(&c.decoded)
 		c.stepDone(StepDecode, t)
 	}
 	var out *outcome

@@ -58,7 +58,7 @@ func isForm(r *http.Request) bool {
 // redirect or back to the page; a failure re-renders the page with the
 // error; a confirm action first shows the confirmation page.
 func (s *Site) serveFormCall(w http.ResponseWriter, hr *http.Request, p *Page) {
-	c, out, e := s.execute(w.Header(), hr, p, TransportForm, func(c *call) *Error { return c.decodeForm(w, hr) })
+	c, out, e := s.execute(w.Header(), hr, p, TransportForm, func(d *decoded) *Error { return s.decodeForm(w, hr, d) })
 	if e != nil {
 		if e.code == protocol.CodeConfirmRequired {
 			s.renderConfirm(w, c, e)
@@ -97,9 +97,9 @@ func IsLocalPath(s string) bool {
 }
 
 // decodeForm reads a posted form within the body limit.
-func (c *call) decodeForm(w http.ResponseWriter, hr *http.Request) *Error {
-	limit := c.site.opts.MaxBodyBytes
-	if e := c.site.checkLength(hr, "form"); e != nil {
+func (s *Site) decodeForm(w http.ResponseWriter, hr *http.Request, d *decoded) *Error {
+	limit := s.opts.MaxBodyBytes
+	if e := s.checkLength(hr, "form"); e != nil {
 		return e
 	}
 	hr.Body = http.MaxBytesReader(w, hr.Body, limit)
@@ -113,27 +113,27 @@ func (c *call) decodeForm(w http.ResponseWriter, hr *http.Request) *Error {
 	if err != nil {
 		return bodyError(err, "form", limit)
 	}
-	return c.parseForm(hr.PostForm)
+	return d.parseForm(hr.PostForm)
 }
 
 // parseForm takes the action, the confirmation and the input fields from
 // posted form values; it is the form decoder the fuzz target exercises.
-func (c *call) parseForm(values url.Values) *Error {
-	c.name = values.Get(FormActionField)
-	if c.name == "" {
+func (d *decoded) parseForm(values url.Values) *Error {
+	d.name = values.Get(FormActionField)
+	if d.name == "" {
 		return newError(protocol.CodeInvalidInput, "the form names no action")
 	}
-	c.confirm = values.Get(FormConfirmField) == "true"
-	c.fromPage = true
-	c.confirmedBasis = values.Get(FormBasisField)
-	c.approvalID = approval.IDOf(values.Get(FormApprovalField))
+	d.confirm = values.Get(FormConfirmField) == "true"
+	d.personActs = true
+	d.confirmedBasis = values.Get(FormBasisField)
+	d.approvalID = approval.IDOf(values.Get(FormApprovalField))
 	fields := formFields{}
 	for k, v := range values {
 		if !strings.HasPrefix(k, "_") {
 			fields[k] = v
 		}
 	}
-	c.input = fields
+	d.input = fields
 	return nil
 }
 

@@ -106,8 +106,8 @@ func (c *call) callerKey() string {
 // decode it into the handler's type. Every issue is reported, not the
 // first one.
 func (c *call) validate() *Error {
-	if c.badField != "" {
-		return newError(protocol.CodeInvalidInput, c.badField)
+	if c.invalid != "" {
+		return newError(protocol.CodeInvalidInput, c.invalid)
 	}
 	var v any
 	var raw []byte
@@ -210,7 +210,7 @@ func (c *call) inputGuard(st *State) (ok bool, reason string) {
 // agent's JSON call, and every other door (JSON, MCP, the inspector) is an
 // agent's.
 func (c *call) personPresent() bool {
-	return c.fromPage && c.r.Caller.Mode == protocol.AuthCookie && c.r.Caller.SignedIn
+	return c.personActs && c.r.Caller.Mode == protocol.AuthCookie && c.r.Caller.SignedIn
 }
 
 // requireConfirmation is step 6: a confirm action without confirm: true

@@ -63,13 +63,7 @@ func (s *Site) Execute(hr *http.Request, c Call) (CallResult, error) {
 		transport = TransportOther
 	}
 	h := http.Header{}
-	call, out, e := s.execute(h, r, p, transport, func(cl *call) *Error {
-		cl.confirmedBasis = c.Basis
-		if c.IdempotencyKey != "" {
-			cl.idemKey = c.IdempotencyKey
-		}
-		return cl.takeCall(c)
-	})
+	call, out, e := s.execute(h, r, p, transport, func(d *decoded) *Error { return d.takeCall(c) })
 	if e != nil {
 		return CallResult{}, e
 	}
