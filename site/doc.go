@@ -36,6 +36,18 @@
 //		return st, nil
 //	}
 //
+// That is the shorthand (PageOptions.Load). A page that names its
+// entities lists their loaders instead, and each runs only when one of
+// its entities is read: [Entity] for one entity, [Group] for several read
+// together, such as a page's whole content; the site's header can be two
+// more loaders every page lists. A call then loads what its guards read
+// and, after its action, what its Effects name; a graph or an HTML page
+// loads everything:
+//
+//	s.Page("/products/{slug}", site.PageOptions{
+//		Entities: []site.EntityLoader{site.Entity(ProductKey, product), site.Entity(CartKey, cart)},
+//	})
+//
 // Reading an entity that is missing or holds another type is a fault of
 // the site, not of the caller: the request answers internal (500) and the
 // log names the route and the entity. A guard or summary that panics is

@@ -1,12 +1,15 @@
 package site
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
-// EntityLoader loads one entity of a page on its own, the first time the
-// entity is read. See [PageOptions.Entities] and [Entity].
+// EntityLoader loads entities of a page on their own, the first time one
+// of them is read. See [PageOptions.Entities], [Entity] and [Group].
 type EntityLoader struct {
-	name string
-	load func(r *Request) (any, error)
+	names []string
+	fill  func(r *Request, st *State) error
 }
 
 // Entity returns the loader of the entity k: load runs at most once per
@@ -20,7 +23,30 @@ type EntityLoader struct {
 // everything it may change). load returns [ErrNotFound] when the request
 // names nothing that exists.
 func Entity[T any](k Key[T], load func(r *Request) (T, error)) EntityLoader {
-	return EntityLoader{name: k.name, load: func(r *Request) (any, error) { return load(r) }}
+	return EntityLoader{names: []string{k.name}, fill: func(r *Request, st *State) error {
+		v, err := load(r)
+		if err == nil {
+			k.Set(st, v)
+		}
+		return err
+	}}
+}
+
+// Group returns the loader of entities read together, such as a page
+// loaded as a whole or two entities one query answers: fill sets each of
+// keys (with [Key.Set]), and may set Nav and MD; it runs at most once per
+// request and phase, the first time one of keys is read. It is the same
+// loader as [Entity], for several entities: a page lists both kinds in
+// PageOptions.Entities, and its actions' Effects are checked against
+// every key they name.
+func Group(fill func(r *Request, st *State) error, keys ...Named) EntityLoader {
+	l := EntityLoader{fill: fill}
+	for _, k := range keys {
+		if k != nil {
+			l.names = append(l.names, k.Name())
+		}
+	}
+	return l
 }
 
 // Named is what names an entity: a [Key] is one. Action.Effects takes
@@ -39,7 +65,9 @@ func (p *Page) effectNames(effects []Named) ([]string, error) {
 	}
 	known := map[string]bool{}
 	for _, l := range p.opts.Entities {
-		known[l.name] = true
+		for _, n := range l.names {
+			known[n] = true
+		}
 	}
 	names := make([]string, 0, len(effects))
 	for _, e := range effects {
@@ -79,7 +107,7 @@ func (p *Page) phaseState(r *Request) (*State, error) {
 	if len(p.opts.Entities) > 0 {
 		st.lazy = lazyState{r: r, page: p}
 		for i, e := range p.opts.Entities {
-			if _, set := st.entities[e.name]; !set {
+			if !st.holds(e.names) {
 				st.lazy.pending |= 1 << i
 			}
 		}
@@ -95,30 +123,31 @@ func (st *State) fill(name string) bool {
 		return false
 	}
 	for i, e := range lz.page.opts.Entities {
-		if e.name == name && lz.pending&(1<<i) != 0 {
-			return st.run(i)
+		if lz.pending&(1<<i) != 0 && slices.Contains(e.names, name) {
+			st.run(i)
+			_, ok := st.entities[name]
+			return ok
 		}
 	}
 	return false
 }
 
-// run runs the page's entity loader i, once, and reports whether it
-// stored its entity.
-func (st *State) run(i int) bool {
+// run runs the page's entity loader i, once.
+func (st *State) run(i int) {
 	lz := &st.lazy
 	lz.pending &^= 1 << i
-	e := lz.page.opts.Entities[i]
-	v, err := e.load(lz.r)
-	if err != nil {
-		if lz.err == nil {
-			lz.err = err
+	if err := lz.page.opts.Entities[i].fill(lz.r, st); err != nil && lz.err == nil {
+		lz.err = err
+	}
+}
+
+// holds reports whether the state holds every one of the named entities.
+func (st *State) holds(names []string) bool {
+	for _, n := range names {
+		if _, ok := st.entities[n]; !ok {
+			return false
 		}
-		return false
 	}
-	if st.entities == nil {
-		st.entities = make(map[string]any, len(lz.page.opts.Entities))
-	}
-	st.entities[e.name] = v
 	return true
 }
 
@@ -166,14 +195,16 @@ func (p *Page) afterState(r *Request, before *State, effects []string) (*State, 
 		changed[k] = true
 	}
 	for i, e := range p.opts.Entities {
-		v, read := before.entities[e.name]
-		if read && after.lazy.pending&(1<<i) != 0 && !changed[e.name] {
-			if after.entities == nil {
-				after.entities = make(map[string]any, len(p.opts.Entities))
-			}
-			after.entities[e.name] = v
-			after.lazy.pending &^= 1 << i
+		if after.lazy.pending&(1<<i) == 0 || !before.holds(e.names) || slices.ContainsFunc(e.names, func(n string) bool { return changed[n] }) {
+			continue // set by Load, not read before, or changed: loads again
 		}
+		if after.entities == nil {
+			after.entities = make(map[string]any, len(p.opts.Entities))
+		}
+		for _, n := range e.names {
+			after.entities[n] = before.entities[n]
+		}
+		after.lazy.pending &^= 1 << i
 	}
 	return after, nil
 }

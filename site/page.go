@@ -24,14 +24,18 @@ type PageOptions struct {
 	// Description is one line on what the page is for; the site index
 	// shows it.
 	Description string
-	// Load reads the page's state. A nil Load gives every request an empty
-	// state.
-	Load Loader
-	// Entities load entities one by one, each the first time it is read
-	// (see [Entity]), so that a call loads only what its guards read and,
-	// after the action, only its Effects. A graph or an HTML page loads
-	// them all, after Load. A page may use Load, Entities, or both.
+	// Entities load the page's entities, each loader the first time one
+	// of its entities is read: [Entity] for one, [Group] for several read
+	// together (a page loaded as a whole is one Group of its keys). So a
+	// call loads only what its guards read and, after the action, only
+	// its Effects, which are checked at registration against the keys
+	// named here; a graph or an HTML page loads them all, then Finish.
 	Entities []EntityLoader
+	// Load is the shorthand of a page that does not name its entities:
+	// it reads the whole state at once, on every request, before
+	// Entities. Every call then loads everything, and Effects are not
+	// checked. A nil Load gives an empty state to start from.
+	Load Loader
 	// Finish completes the state of a graph or an HTML page once every
 	// entity is loaded: Nav, MD, anything computed from the entities. It
 	// is not run for calls, whose deltas carry neither.
@@ -172,14 +176,12 @@ func (p *Page) loadFull(r *Request) (*State, error) {
 		st.entities = make(map[string]any, len(p.opts.Entities))
 	}
 	for _, e := range p.opts.Entities {
-		if _, set := st.entities[e.name]; set {
+		if st.holds(e.names) {
 			continue
 		}
-		v, err := e.load(r)
-		if err != nil {
+		if err := e.fill(r, st); err != nil {
 			return nil, err
 		}
-		st.entities[e.name] = v
 	}
 	if p.opts.Finish != nil {
 		if err := p.opts.Finish(r, st); err != nil {
@@ -227,19 +229,25 @@ func (p *Page) checkFault(r *Request, st *State) *Error {
 }
 
 // checkEntityLoaders panics, like a bad pattern, on entity loaders a page
-// cannot use: more than 64, two for one name, or one made without Entity.
+// cannot use: more than 64, two for one name, a group that names no
+// entity, or one made without Entity or Group.
 func checkEntityLoaders(pattern, at string, loaders []EntityLoader) {
 	if len(loaders) > maxEntityLoaders {
 		panic(fmt.Sprintf("site: page %q at %s: %d entity loaders, at most %d", pattern, at, len(loaders), maxEntityLoaders))
 	}
 	seen := map[string]bool{}
 	for _, e := range loaders {
-		if e.load == nil {
-			panic(fmt.Sprintf("site: page %q at %s: an entity loader not made with site.Entity", pattern, at))
+		switch {
+		case e.fill == nil:
+			panic(fmt.Sprintf("site: page %q at %s: an entity loader not made with site.Entity or site.Group", pattern, at))
+		case len(e.names) == 0:
+			panic(fmt.Sprintf("site: page %q at %s: a site.Group that names no entity", pattern, at))
 		}
-		if seen[e.name] {
-			panic(fmt.Sprintf("site: page %q at %s: two entity loaders for %q", pattern, at, e.name))
+		for _, n := range e.names {
+			if seen[n] {
+				panic(fmt.Sprintf("site: page %q at %s: two entity loaders for %q", pattern, at, n))
+			}
+			seen[n] = true
 		}
-		seen[e.name] = true
 	}
 }
