@@ -30,13 +30,11 @@ func (a *App) loginPage() {
 	p := a.site.Page("/login", site.PageOptions{
 		Description: "Sign in with an email and a password",
 		View:        page("login.html"),
-		Entities:    a.header(),
-
-		Load: a.loader(func(r *site.Request, st *site.State) error {
+		Entities: append(a.header(), site.Group(func(r *site.Request, st *site.State) error {
 			demoKey.Set(st, map[string]string{"email": DemoEmail, "password": DemoPassword})
 			st.MD = "# Sign in\n\nThe demo account is " + DemoEmail + " with the password " + DemoPassword + ".\n"
 			return nil
-		}),
+		}, demoKey)),
 	})
 	limit := ratelimit.Limit{Rate: 10, Per: time.Minute, Burst: 5}
 	site.Handle(p, site.Action{
@@ -210,9 +208,7 @@ func (a *App) accountPage() {
 		Description: "The signed-in shopper's account and API tokens",
 		View:        page("account.html"),
 		Personal:    true,
-		Entities:    a.header(),
-
-		Load: a.loader(a.loadAccount),
+		Entities:    append(a.header(), site.Group(a.loadAccount, profileKey, tokensKey, newTokenKey)),
 	})
 	// Signing out ends a browser session. A token is not a session: it
 	// stays valid until it is revoked, so signOut is unavailable to a

@@ -55,12 +55,10 @@ func (a *App) cartPage() {
 		Description: "The cart: its lines, quantities and total",
 		View:        page("cart.html"),
 		Personal:    true,
-		Entities:    accountHeader(),
-
-		Load: a.loader(func(r *site.Request, st *site.State) error {
+		Entities: append(accountHeader(), site.Group(func(r *site.Request, st *site.State) error {
 			st.Nav = []protocol.Nav{{To: "/checkout", Label: "Checkout", When: "the cart is not empty"}, {To: "/", Label: "Catalog"}}
 			return a.loadCart(r, st, "Cart")
-		}),
+		}, cartKey)),
 	})
 	site.Handle(p, site.Action{
 		Name: "setQuantity", Description: "Change how many of one cart line to buy; 0 removes it",

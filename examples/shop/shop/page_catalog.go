@@ -28,9 +28,7 @@ func (a *App) catalogPage() {
 		CacheFor:    publicPageTTL, // stock in a proxy cache is at most this old
 		Description: "The catalog: every product, with search (?q=) and pages (?page=)",
 		View:        page("catalog.html"),
-		Entities:    a.header(),
-
-		Load: a.loader(a.loadCatalog),
+		Entities:    append(a.header(), site.Group(a.loadCatalog, catalogKey)),
 	})
 }
 

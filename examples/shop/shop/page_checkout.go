@@ -130,9 +130,7 @@ func (a *App) checkoutPage() {
 		Description: "Checkout: review the cart, the delivery address, and place the order",
 		View:        page("checkout.html"),
 		Personal:    true,
-		Entities:    accountHeader(),
-
-		Load: a.loader(func(r *site.Request, st *site.State) error {
+		Entities: append(accountHeader(), site.Group(func(r *site.Request, st *site.State) error {
 			st.Nav = []protocol.Nav{{To: "/cart", Label: "Change the cart"}}
 			sh := shopperOf(r)
 			if sh.User == nil {
@@ -145,7 +143,7 @@ func (a *App) checkoutPage() {
 				deliveryKey.Set(st, saved)
 			}
 			return a.loadCart(r, st, "Checkout")
-		}),
+		}, cartKey, deliveryKey)),
 	})
 	site.Handle(p, site.Action{
 		Name: "placeOrder", Description: "Order the cart, paid on delivery",

@@ -15,9 +15,7 @@ func (a *App) ordersPage() {
 		Description: "The signed-in shopper's orders, newest first",
 		View:        page("orders.html"),
 		Personal:    true,
-		Entities:    a.header(),
-
-		Load: a.loader(a.loadOrders),
+		Entities:    append(a.header(), site.Group(a.loadOrders, ordersKey)),
 	})
 }
 
@@ -63,9 +61,7 @@ func (a *App) orderPage() {
 		Description: "One order: its items, total and status",
 		View:        page("order.html"),
 		Personal:    true,
-		Entities:    a.header(),
-
-		Load: a.loader(a.loadOrder),
+		Entities:    append(a.header(), site.Group(a.loadOrder, orderKey)),
 	})
 	site.Handle(p, site.Action{
 		Name: "cancelOrder", Description: "Cancel this order; its items go back in stock",

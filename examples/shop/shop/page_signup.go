@@ -39,12 +39,11 @@ func (a *App) signUpPage() {
 		Description: "Create an account",
 		View:        page("signup.html"),
 		Entities:    a.header(),
-
-		Load: a.loader(func(r *site.Request, st *site.State) error {
+		Finish: func(r *site.Request, st *site.State) error {
 			st.MD = "# Create an account\n\nA name, an email and a password of at least 8 characters.\n"
 			st.Nav = []protocol.Nav{{To: "/login", Label: "Sign in", When: "you already have an account"}}
 			return nil
-		}),
+		},
 	})
 	// Account creation is limited like sign-in: per caller (or address)
 	// by the site, and it costs a password hash each time.

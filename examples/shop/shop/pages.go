@@ -57,23 +57,11 @@ func (a *App) register() {
 	a.accountPage()
 }
 
-// loader turns a page's own function into its Loader: the function fills
-// a new state with what the page shows. The header's entities are not its
-// business: every page declares them as entity loaders (header), loaded
-// when a template, a graph or a guard reads them.
-func (a *App) loader(load func(r *site.Request, st *site.State) error) site.Loader {
-	return func(r *site.Request) (*site.State, error) {
-		st := &site.State{}
-		if err := load(r, st); err != nil {
-			return nil, err
-		}
-		return st, nil
-	}
-}
-
 // header is what every page's header shows, entity by entity: the cart's
 // summary and the account. A page that shows the whole cart takes
-// accountHeader instead.
+// accountHeader instead. Every page lists them in its Entities beside its
+// own (site.Group or site.Entity), so a call loads them only when a guard
+// or its delta reads them.
 func (a *App) header() []site.EntityLoader {
 	return []site.EntityLoader{site.Entity(cartSummaryKey, a.cartSummary), site.Entity(accountKey, accountOf)}
 }
