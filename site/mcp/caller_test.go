@@ -37,14 +37,17 @@ func TestWithCaller_CarriesTheRequestNotAHeader(t *testing.T) {
 			t.Fatal("no token info in the context")
 		}
 		// What a tool handler hands the site.
-		ctx := context.WithValue(context.Background(), struct{}{}, 1)
+		ctx := context.WithValue(context.Background(), testKey{}, 1)
 		hr := caller(ctx, &sdk.CallToolRequest{Extra: &sdk.RequestExtra{TokenInfo: info, Header: got.Header}})
 		if hr.RemoteAddr != "198.51.100.7:4242" || hr.Host != "shop.example" || hr.TLS == nil ||
 			hr.Header.Get("Authorization") != bearer || hr.Header.Get("Origin") != "https://shop.example" {
 			t.Errorf("bearer %q: the site sees %s %s tls=%v %v", bearer, hr.RemoteAddr, hr.Host, hr.TLS != nil, hr.Header)
 		}
-		if hr.Header.Get("Content-Type") != "" || hr.Context().Value(struct{}{}) != 1 || hr.Body != http.NoBody {
+		if hr.Header.Get("Content-Type") != "" || hr.Context().Value(testKey{}) != 1 || hr.Body != http.NoBody {
 			t.Errorf("the JSON-RPC's content type or body, or another context: %v", hr.Header)
 		}
 	}
 }
+
+// testKey marks the tool call's context in the test.
+type testKey struct{}
