@@ -1,7 +1,6 @@
 package site
 
 import (
-	"errors"
 	"net/http"
 	"time"
 
@@ -15,40 +14,19 @@ import (
 
 // checkApproval is step 6 for an action with approval, called by an agent:
 // nothing runs unless the call brings, with confirm: true, an approval the
-// person gave for exactly this call and summary. Every refusal is
-// confirm_required with a message that says which, and (but for an
-// approval still pending) the page of a new approval.
+// person gave for exactly this call and summary (the site's approval.Desk
+// decides). Every refusal is confirm_required with a message that says
+// which, and the page of an approval: a new one, or the one still pending.
 func (c *call) checkApproval(summary string) *Error {
-	ctx := c.r.Context()
-	store := c.site.opts.Approvals
-	if c.approvalID == "" || !c.confirm {
-		return c.askApproval(summary, "")
-	}
-	a, err := store.Get(ctx, c.approvalID)
-	switch {
-	case errors.Is(err, approval.ErrNotFound):
-		return c.askApproval(summary, "There is no such approval.")
-	case err != nil:
-		c.site.opts.Logger.ErrorContext(ctx, "affordances: reading an approval", "approval", approval.ShortID(c.approvalID), "err", err)
+	used, ask, err := c.site.approvals.Admit(c.r.Context(), c.approvalID, c.confirm, c.approvalFor(summary), time.Now())
+	if err != nil {
+		c.site.opts.Logger.ErrorContext(c.r.Context(), "affordances: checking an approval", "err", err)
 		return newInternalError()
 	}
-	why, pending := a.Refusal(c.approvalFor(summary), time.Now())
-	switch {
-	case pending:
-		e := newError(protocol.CodeConfirmRequired, "Waiting for the person's approval: "+summary)
-		e.approvalURL = c.site.opts.ApprovalPath + a.ID
-		return e
-	case why != "":
-		return c.askApproval(summary, why)
+	if ask != nil {
+		return c.asked(summary, ask)
 	}
-	if err := store.Use(ctx, a.ID); err != nil {
-		if errors.Is(err, approval.ErrDecided) {
-			return c.askApproval(summary, "That approval was used already.")
-		}
-		c.site.opts.Logger.ErrorContext(ctx, "affordances: using an approval", "approval", approval.ShortID(a.ID), "err", err)
-		return newInternalError()
-	}
-	c.r.approved = &approvedCall{basis: a.Basis}
+	c.r.approved = &approvedCall{basis: used.Basis}
 	return nil
 }
 
@@ -84,43 +62,40 @@ func (c *call) outsideGrant() *Error {
 }
 
 // approvalFor describes this call as an approval asked for it would:
-// whose, with which credential, on which page, the action, the input's
-// digest, and the summary and basis the person reads.
+// whose, with which credential (and its label, for the person), on which
+// page, the action, the input's digest, and the summary and basis the
+// person reads.
 func (c *call) approvalFor(summary string) approval.Approval {
-	return approval.Approval{Account: c.r.Caller.account(), Credential: c.r.Caller.ID, Page: c.r.URL.Path,
-		Action: c.act.meta.Name, Input: approval.Digest(c.value), Summary: summary, Basis: c.basis()}
+	return approval.Approval{Account: c.r.Caller.account(), Credential: c.r.Caller.ID, Agent: c.r.Caller.Label,
+		Page: c.r.URL.Path, Action: c.act.meta.Name, Input: approval.Digest(c.value), Summary: summary, Basis: c.basis()}
 }
 
-// askApproval issues a new pending approval for this call and answers
+// askApproval asks the person for an approval of this call and answers
 // confirm_required with its page; why, when set, says what was wrong with
 // the approval the call brought.
 func (c *call) askApproval(summary, why string) *Error {
-	a := c.approvalFor(summary)
-	a.ID, a.Agent, a.State, a.Expires = approval.NewID(), c.r.Caller.Label, approval.Pending, time.Now().Add(c.site.opts.ApprovalTTL)
-	// The same call, asked again before the person decided: the same page.
-	reused := false
-	if r, ok := c.site.opts.Approvals.(approval.Reuser); ok {
-		if p, err := r.Pending(c.r.Context(), a, time.Now()); err == nil {
-			a, reused = p, true
-		} else if !errors.Is(err, approval.ErrNotFound) {
-			c.site.opts.Logger.ErrorContext(c.r.Context(), "affordances: finding a pending approval", "err", err)
-		}
+	ask, err := c.site.approvals.Ask(c.r.Context(), c.approvalFor(summary), why, time.Now())
+	if err != nil {
+		c.site.opts.Logger.ErrorContext(c.r.Context(), "affordances: asking for an approval", "err", err)
+		return newInternalError()
 	}
-	if !reused {
-		if err := c.site.opts.Approvals.Create(c.r.Context(), a); err != nil {
-			c.site.opts.Logger.ErrorContext(c.r.Context(), "affordances: storing an approval", "err", err)
-			return newInternalError()
-		}
-	}
-	// The message is for the person; how an agent proceeds (the
-	// approvalUrl, the call again with the approval) is the protocol's,
-	// and each door says it in its own terms.
+	return c.asked(summary, ask)
+}
+
+// asked is the answer to a call sent to an approval page. The message is
+// for the person; how an agent proceeds (the approvalUrl, the call again
+// with the approval) is the protocol's, and each door says it in its own
+// terms.
+func (c *call) asked(summary string, ask *approval.Ask) *Error {
 	msg := summary
-	if why != "" {
-		msg = why + " Nothing ran. " + summary
+	switch {
+	case ask.Waiting:
+		msg = "Waiting for the person's approval: " + summary
+	case ask.Why != "":
+		msg = ask.Why + " Nothing ran. " + summary
 	}
 	e := newError(protocol.CodeConfirmRequired, msg)
-	e.approvalURL = c.site.opts.ApprovalPath + a.ID
+	e.approvalURL = c.site.opts.ApprovalPath + ask.ID
 	return e
 }
 

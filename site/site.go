@@ -15,6 +15,7 @@ import (
 	"github.com/affordances-go/affordances/internal/peer"
 	"github.com/affordances-go/affordances/internal/webmcp"
 	"github.com/affordances-go/affordances/protocol"
+	"github.com/affordances-go/affordances/site/approval"
 )
 
 // Site is an Affordances site: an http.Handler serving pages to browsers
@@ -26,10 +27,11 @@ type Site struct {
 	opts    Options  // with every default applied, by New
 	origins []string // Options.Origins, normalised
 
-	pages   []*Page
-	check   *http.ServeMux // validates patterns as pages are registered
-	started atomic.Bool
-	own     *handler // the site's own handler, with no wrapped app
+	pages     []*Page
+	check     *http.ServeMux // validates patterns as pages are registered
+	approvals *approval.Desk // decides the calls that need the person's approval
+	started   atomic.Bool
+	own       *handler // the site's own handler, with no wrapped app
 
 	warned        sync.Map // route -> struct{}: graphs already reported as too large
 	limiterFaults atomic.Int64
@@ -47,6 +49,7 @@ type Site struct {
 // invalid default limit), like the other registration errors.
 func New(opts Options) *Site {
 	s := &Site{opts: withDefaults(opts), check: http.NewServeMux()}
+	s.approvals = &approval.Desk{Store: s.opts.Approvals, TTL: s.opts.ApprovalTTL, Logger: s.opts.Logger}
 	for _, o := range opts.Origins {
 		n, ok := peer.NormalizeOrigin(o)
 		if !ok {
