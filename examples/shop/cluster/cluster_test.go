@@ -372,38 +372,52 @@ func TestCluster(t *testing.T) {
 		// Redis stops answering (SIGSTOP) but keeps its connections: each
 		// decision waits its 100 ms timeout, no more, and calls go on.
 		body := `{"action":"addToCart","input":{"sku":"CAP-NAV-ONESIZE"}}`
-		tokens := newBuyers(t, c, "hung", 40)
-		c.redis.Pause()
-		var took []time.Duration
-		fivexx := 0
-		for i, tok := range tokens {
-			start := time.Now()
-			code, _, _ := call(t, c.instances[i%2].url, tok, "/products/baseball-cap", body)
-			took = append(took, time.Since(start))
-			if code >= 500 || code == 0 {
-				fivexx++
+		// Buyers are made before Redis hangs: only the calls are timed.
+		timed := func(tokens []string) (took []time.Duration, fivexx int) {
+			for i, tok := range tokens {
+				start := time.Now()
+				code, _, _ := call(t, c.instances[i%2].url, tok, "/products/baseball-cap", body)
+				took = append(took, time.Since(start))
+				if code >= 500 || code == 0 {
+					fivexx++
+				}
 			}
+			slices.Sort(took)
+			return took, fivexx
 		}
-		c.redis.Resume()
+		hung := func(prefix string) ([]time.Duration, int) {
+			tokens := newBuyers(t, c, prefix, 40)
+			c.redis.Pause()
+			defer c.redis.Resume()
+			return timed(tokens)
+		}
+		took, fivexx := hung("hung")
 		// The same calls with Redis answering, right after: what this
 		// machine's load costs every call, hung Redis or not (CI runs
 		// other packages' tests beside this one on two cores).
-		var healthy []time.Duration
-		for i, tok := range newBuyers(t, c, "healthy", 40) {
-			start := time.Now()
-			call(t, c.instances[i%2].url, tok, "/products/baseball-cap", body)
-			healthy = append(healthy, time.Since(start))
-		}
-		slices.Sort(took)
-		slices.Sort(healthy)
-		p99, base := took[len(took)*99/100], healthy[len(healthy)*99/100]
-		figure("hung redis: %d calls while Redis answered nothing: p50 %v, p99 %v, %d 5xx (Redis answering: p99 %v)",
-			len(took), took[len(took)/2].Round(time.Millisecond), p99.Round(time.Millisecond), fivexx, base.Round(time.Millisecond))
+		healthy, _ := timed(newBuyers(t, c, "healthy", 40))
+		p99 := func(d []time.Duration) time.Duration { return d[len(d)*99/100] }
 		// The hang may cost a call its 100 ms timeout, no more: within
 		// 250 ms, or on a loaded machine within 150 ms of the same calls'
-		// time with Redis answering.
-		if (p99 > 250*time.Millisecond && p99 > base+150*time.Millisecond) || fivexx != 0 {
-			t.Errorf("p99 %v (with Redis answering %v), %d 5xx", p99, base, fivexx)
+		// time with Redis answering. Of 40 calls the p99 is the slowest,
+		// so one call the shared machine paused fails it: a round that
+		// misses the bound is measured once more, and both must miss it to
+		// fail (a hang that blocks calls, as before the fix, misses it in
+		// every round).
+		tooSlow := func(took []time.Duration) bool {
+			return p99(took) > 250*time.Millisecond && p99(took) > p99(healthy)+150*time.Millisecond
+		}
+		rounds := 1
+		if tooSlow(took) && fivexx == 0 {
+			first := p99(took)
+			took, fivexx = hung("hung-again")
+			rounds = 2
+			figure("hung redis: the first round's p99 was %v; measured again", first.Round(time.Millisecond))
+		}
+		figure("hung redis: %d calls while Redis answered nothing: p50 %v, p99 %v, %d 5xx (Redis answering: p99 %v)",
+			len(took), took[len(took)/2].Round(time.Millisecond), p99(took).Round(time.Millisecond), fivexx, p99(healthy).Round(time.Millisecond))
+		if tooSlow(took) || fivexx != 0 {
+			t.Errorf("p99 %v in %d rounds (with Redis answering %v), %d 5xx", p99(took), rounds, p99(healthy), fivexx)
 		}
 	})
 
