@@ -147,7 +147,7 @@ func (c *call) pipeline() (*outcome, *Error) {
 		e := step.run(c)
 		c.stepDone(step.name, t)
 		if e != nil {
-			return nil, e
+			return c.keyAfterFailure(e)
 		}
 		if c.replay != nil {
 			return c.replay, nil // the key's first call ran already
@@ -156,7 +156,10 @@ func (c *call) pipeline() (*outcome, *Error) {
 	t := c.stepStart()
 	out, e := c.run()
 	c.stepDone(StepRun, t)
-	return out, e
+	if e != nil {
+		return c.keyAfterFailure(e)
+	}
+	return out, nil
 }
 
 // pipelineSteps are steps 1 to 6, in the protocol's order; step 7, run,

@@ -23,6 +23,9 @@ import (
 // The key is claimed after the rate limit (step 3) and before validation;
 // a call that fails releases it, so that it can be retried with the same
 // key; a call that succeeds stores its delta for Options.IdempotencyTTL.
+// A store that claims on commit (idempotency.Optimistic) is not asked
+// before the call: its action writes the key, and the site reads it only
+// after a failure, to answer a repeat as above.
 // To be exactly once across a crash between the action's commit and the
 // storing of its delta, an action commits the key inside its own
 // transaction ([IdempotencyOf], and the store's own way of marking it
@@ -50,7 +53,10 @@ func IdempotencyOf(ctx context.Context) (idempotency.Claim, bool) {
 const idempotencyLease = time.Minute
 
 // idempotency is the step after the rate limit: claim the call's key, or
-// replay what the key's first call produced, or refuse.
+// replay what the key's first call produced, or refuse. With an
+// optimistic store (idempotency.Optimistic) the key is only handed to the
+// action here, and read after the call only if it failed
+// (keyAfterFailure).
 func (c *call) idempotency() *Error {
 	if c.idemKey == "" {
 		return nil
@@ -58,23 +64,34 @@ func (c *call) idempotency() *Error {
 	if !idempotency.ValidKey(c.idemKey) {
 		return newError(protocol.CodeInvalidInput, "the Idempotency-Key must be 1 to 255 visible ASCII characters")
 	}
-	scope := c.callerKey()
-	claim := approval.NewID()
-	fp := c.fingerprint()
-	store := c.site.opts.Idempotency
+	c.idem = &idempotency.Claim{Scope: c.callerKey(), Key: c.idemKey, Claim: approval.NewID(), Fingerprint: c.fingerprint(),
+		Expires: time.Now().Add(c.site.opts.IdempotencyTTL)}
+	if !c.site.keysAfter {
+		if e := c.claimKey(); e != nil || c.replay != nil {
+			c.idem = nil // not this call's key
+			return e
+		}
+	}
+	c.r.Request = c.r.Request.WithContext(context.WithValue(c.r.Context(), idemKey{}, *c.idem))
+	return nil
+}
+
+// claimKey asks the store for the call's key: claimed, it is this call's;
+// else the answer is the key's first call's (c.replay) or a refusal.
+func (c *call) claimKey() *Error {
+	k := c.idem
 	// Not cancelled with the request: a claim the store made must be known
 	// to this call, so that it is settled, even when the client is gone.
-	rec, claimed, err := store.Claim(context.WithoutCancel(c.r.Context()), scope, c.idemKey, fp, claim, idempotencyLease, c.site.opts.IdempotencyTTL)
+	ctx := context.WithoutCancel(c.r.Context())
+	rec, claimed, err := c.site.opts.Idempotency.Claim(ctx, k.Scope, k.Key, k.Fingerprint, k.Claim, idempotencyLease, c.site.opts.IdempotencyTTL)
 	if err != nil {
-		c.site.opts.Logger.ErrorContext(c.r.Context(), "affordances: claiming an idempotency key", "err", err)
+		c.site.opts.Logger.ErrorContext(ctx, "affordances: claiming an idempotency key", "err", err)
 		return newInternalError()
 	}
 	switch {
 	case claimed:
-		c.idem = &idempotency.Claim{Scope: scope, Key: c.idemKey, Claim: claim, Fingerprint: fp, Expires: time.Now().Add(c.site.opts.IdempotencyTTL)}
-		c.r.Request = c.r.Request.WithContext(context.WithValue(c.r.Context(), idemKey{}, *c.idem))
 		return nil
-	case rec.Fingerprint != fp:
+	case rec.Fingerprint != k.Fingerprint:
 		return newError(protocol.CodeUnavailable, "this Idempotency-Key was used for another call: use a new key for a new call")
 	case rec.State == idempotency.Running:
 		return newError(protocol.CodeUnavailable, "a call with this Idempotency-Key is still running: wait for its answer, or repeat the call later")
@@ -89,6 +106,21 @@ func (c *call) idempotency() *Error {
 	c.replay = &outcome{delta: protocol.Delta{OK: true,
 		Message: "This call was already completed; its first answer was lost. Read the page for its result."}, replayed: true}
 	return nil
+}
+
+// keyAfterFailure is the optimistic store's read of a key, after the
+// call failed with e: if the key was used before, the call was a repeat
+// and gets the answer claimKey gives (the first call's delta, or a
+// refusal); else e stands.
+func (c *call) keyAfterFailure(e *Error) (*outcome, *Error) {
+	if !c.site.keysAfter || c.idem == nil {
+		return nil, e
+	}
+	if ke := c.claimKey(); ke != nil || c.replay != nil {
+		c.idem = nil // the key is not this call's: nothing to settle
+		return c.replay, ke
+	}
+	return nil, e
 }
 
 // fingerprint is what makes two calls under one key the same call.
@@ -110,6 +142,9 @@ func (c *call) settleIdempotency(out *outcome, failed bool) {
 	store := c.site.opts.Idempotency
 	var err error
 	if failed {
+		if c.site.keysAfter {
+			return // an optimistic store wrote nothing for a call that failed
+		}
 		err = store.Release(ctx, c.idem.Scope, c.idem.Key, c.idem.Claim)
 	} else {
 		b, _ := json.Marshal(out.delta)

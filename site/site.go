@@ -16,6 +16,7 @@ import (
 	"github.com/affordances-go/affordances/internal/webmcp"
 	"github.com/affordances-go/affordances/protocol"
 	"github.com/affordances-go/affordances/site/approval"
+	"github.com/affordances-go/affordances/site/idempotency"
 )
 
 // Site is an Affordances site: an http.Handler serving pages to browsers
@@ -30,6 +31,7 @@ type Site struct {
 	pages     []*Page
 	check     *http.ServeMux // validates patterns as pages are registered
 	approvals *approval.Desk // decides the calls that need the person's approval
+	keysAfter bool           // the key store is optimistic: keys are read only after a failed call
 	started   atomic.Bool
 	own       *handler // the site's own handler, with no wrapped app
 
@@ -50,6 +52,9 @@ type Site struct {
 func New(opts Options) *Site {
 	s := &Site{opts: withDefaults(opts), check: http.NewServeMux()}
 	s.approvals = &approval.Desk{Store: s.opts.Approvals, TTL: s.opts.ApprovalTTL, Logger: s.opts.Logger}
+	if o, ok := s.opts.Idempotency.(idempotency.Optimistic); ok {
+		s.keysAfter = o.ClaimsOnCommit()
+	}
 	for _, o := range opts.Origins {
 		n, ok := peer.NormalizeOrigin(o)
 		if !ok {

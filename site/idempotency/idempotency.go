@@ -62,6 +62,26 @@ type Store interface {
 	Release(ctx context.Context, scope, key, claim string) error
 }
 
+// Optimistic is implemented by a Store that claims lazily and needs no
+// read before a call either. Its actions commit the key in their own
+// transaction, and that write refuses a key another call holds, so a
+// call that succeeded is known to have held its key. The site then asks
+// Claim only after a call failed (its guard refused, its action lost the
+// key to another call, ...) to tell a repeat, answered with the first
+// call's delta, from a failure of its own; and it never calls Release,
+// since nothing was written before the action.
+//
+// A call that succeeds costs such a store one write in the action's
+// transaction and the stored delta, and no read. A repeat runs up to its
+// action before it is recognised, so the action must write nothing
+// outside its transaction before it writes the key.
+type Optimistic interface {
+	Store
+	// ClaimsOnCommit reports whether the store works this way; a wrapper
+	// of another store answers what the store it wraps answers.
+	ClaimsOnCommit() bool
+}
+
 // Claim is the key a running call holds, for an action that
 // commits it in its own transaction.
 type Claim struct {

@@ -16,13 +16,16 @@ import (
 // IdempotencyKeys keeps the site's Idempotency-Keys (idempotency.Store)
 // in the store's database, so that every instance sees them.
 //
-// It claims lazily (see idempotency.Store): every action of the store
-// writes in Store.tx, which writes the call's key in the same transaction
-// as the action's changes, so the key and the order commit together and a
-// call cut after its commit is never run again. Before the action, a key
-// is only read. After it, the delta is written behind the answer, a few
-// milliseconds later and many at a time (deltaWriter), so that a key costs
-// a call no commit of its own; a repeat that comes in between waits for it.
+// It claims optimistically (see idempotency.Optimistic): every action of
+// the store writes in Store.tx, which writes the call's key in the same
+// transaction as the action's changes and refuses to commit when another
+// call wrote it first, so the key and the order commit together and a call
+// cut after its commit is never run again. Before the action, the key is
+// not even read: the site reads it only after a call that failed, to
+// answer a repeat with the first call's delta. After the action, the delta
+// is written behind the answer, a few milliseconds later and many at a
+// time (deltaWriter), so that a key costs a call no commit of its own; a
+// repeat that comes in between waits for it.
 type IdempotencyKeys struct {
 	s      *Store
 	writer deltaWriter
@@ -34,6 +37,10 @@ func (s *Store) IdempotencyKeys() *IdempotencyKeys { return s.keys }
 // deltaGrace is how long after its commit a key's delta may still be on its
 // way; past it, a repeat is told that the first answer was lost.
 const deltaGrace = 500 * time.Millisecond
+
+// ClaimsOnCommit implements idempotency.Optimistic: the key is written
+// by the action's transaction (commitKey).
+func (k *IdempotencyKeys) ClaimsOnCommit() bool { return true }
 
 // Claim implements idempotency.Store: it reads the key, and claims a
 // new one lazily.
@@ -114,7 +121,8 @@ var errKeyLost = site.Unavailable("another call with this Idempotency-Key ran fi
 // commitKey writes the key of the call running with ctx, if it has one,
 // inside the transaction that writes the action's changes: it is the
 // key's claim. If another call holds the key, the transaction is rolled
-// back. A call that commits several transactions writes it once.
+// back; a key past its time is taken over. A call that commits several
+// transactions writes it again with the same claim, which changes nothing.
 func commitKey(ctx context.Context, tx *Tx) error {
 	c, ok := site.IdempotencyOf(ctx)
 	if !ok {
@@ -123,8 +131,11 @@ func commitKey(ctx context.Context, tx *Tx) error {
 	now := time.Now()
 	const q = `INSERT INTO idempotency_keys (scope, key, fingerprint, state, claim, lease_until, expires_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (scope, key) DO UPDATE SET state = idempotency_keys.state WHERE idempotency_keys.claim = excluded.claim`
-	res, err := tx.prepared(ctx, q).ExecContext(ctx, q, c.Scope, c.Key, c.Fingerprint, string(idempotency.Committed), c.Claim, now.Add(deltaGrace).UnixMilli(), c.Expires.UnixMilli())
+		ON CONFLICT (scope, key) DO UPDATE SET fingerprint = excluded.fingerprint, state = excluded.state,
+			claim = excluded.claim, delta = '', lease_until = excluded.lease_until, expires_at = excluded.expires_at
+		WHERE idempotency_keys.claim = excluded.claim OR idempotency_keys.expires_at < ?`
+	res, err := tx.prepared(ctx, q).ExecContext(ctx, q, c.Scope, c.Key, c.Fingerprint, string(idempotency.Committed), c.Claim,
+		now.Add(deltaGrace).UnixMilli(), c.Expires.UnixMilli(), now.UnixMilli())
 	if err != nil {
 		return fmt.Errorf("writing the call's key: %w", err)
 	}

@@ -14,12 +14,11 @@ import (
 	"github.com/affordances-go/affordances/examples/shop/shoptest"
 	"github.com/affordances-go/affordances/internal/servers"
 	"github.com/affordances-go/affordances/protocol"
-	"github.com/affordances-go/affordances/site/idempotency"
 )
 
-// lostAnswers is a key store whose Finish never happens: the process died
-// after the action committed, before the delta was stored.
-type lostAnswers struct{ idempotency.Store }
+// lostAnswers is the store's key store whose Finish never happens: the
+// process died after the action committed, before the delta was stored.
+type lostAnswers struct{ *shop.IdempotencyKeys }
 
 func (lostAnswers) Finish(context.Context, string, string, string, []byte) error { return nil }
 
