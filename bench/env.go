@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 
 	"github.com/affordances-go/affordances/examples/shop/shop"
 	"github.com/affordances-go/affordances/site/ratelimit"
@@ -40,6 +41,17 @@ func startEnv(ctx context.Context) (*Env, error) {
 	if err != nil {
 		return nil, err
 	}
+	e, err := newEnv(ctx, db)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	e.dir = dir
+	return e, nil
+}
+
+// newEnv is the demo store on db, seeded, with a token of the demo account.
+func newEnv(ctx context.Context, db *shop.DB) (*Env, error) {
 	store := shop.NewStore(db)
 	store.PasswordIterations = 1000 // sign-in is not what is measured
 	if err := store.Seed(ctx); err != nil {
@@ -56,12 +68,15 @@ func startEnv(ctx context.Context) (*Env, error) {
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil)) // the audit log is formatted, then dropped
 	// The rate limiter runs on every call, but with a limit no benchmark reaches.
 	app := shop.New(store, shop.Options{Logger: quiet, DefaultLimit: ratelimit.PerMinute(1<<40, 1<<30), NoApprovals: true}) // v0 alone
-	return &Env{dir: dir, db: db, store: store, app: app, token: tok, userID: uid}, nil
+	return &Env{db: db, store: store, app: app, token: tok, userID: uid}, nil
 }
 
 func (e *Env) close() {
+	e.store.IdempotencyKeys().Flush(context.Background()) // the deltas still on their way
 	e.db.Close()
-	os.RemoveAll(e.dir)
+	if e.dir != "" {
+		os.RemoveAll(e.dir)
+	}
 }
 
 // serve runs a handler on a loopback port until the returned stop.
@@ -78,7 +93,8 @@ func serve(h http.Handler) (url string, stop func(), err error) {
 // resetCart empties the demo account's cart, so a measured call does the
 // same work every time.
 func (e *Env) resetCart(ctx context.Context) {
-	e.db.ExecContext(ctx, `DELETE FROM cart_items WHERE cart_id IN (SELECT id FROM carts WHERE user_id = ?)`, e.userID)
+	// The id in the text: the same statement on SQLite and PostgreSQL.
+	e.db.ExecContext(ctx, `DELETE FROM cart_items WHERE cart_id IN (SELECT id FROM carts WHERE user_id = `+strconv.FormatInt(e.userID, 10)+`)`)
 }
 
 // beforeAdd keeps the demo cart under the per-line maximum: every eighth

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -216,40 +218,58 @@ func (w *deltaWriter) run(k *IdempotencyKeys) {
 	}
 }
 
-// flush writes every delta waiting, in one transaction.
+// flush writes every delta waiting: one statement for up to
+// flushChunk of them, a round trip to the database instead of one per
+// delta (on PostgreSQL, where each is a round trip, that is most of a
+// key's cost).
 func (w *deltaWriter) flush(ctx context.Context, k *IdempotencyKeys) error {
 	w.mu.Lock()
-	batch := make(map[[2]string]pendingDelta, len(w.waiting))
+	batch := make([]flushed, 0, len(w.waiting))
 	for id, p := range w.waiting {
-		batch[id] = p
+		batch = append(batch, flushed{id, p})
 	}
 	w.mu.Unlock()
-	if len(batch) == 0 {
-		return nil
-	}
-	t, err := k.s.raw.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	tx := &Tx{tx: t, db: k.s.raw}
-	defer func() { k.s.raw.prepareLater(ctx, tx.misses) }()
-	const q = `UPDATE idempotency_keys SET state = ?, delta = ? WHERE scope = ? AND key = ? AND claim = ?`
-	st := tx.prepared(ctx, q) // one statement for the batch
-	for id, p := range batch {
-		if _, err := st.ExecContext(ctx, q, string(idempotency.Done), string(p.delta), id[0], id[1], p.claim); err != nil {
-			t.Rollback()
+	for chunk := range slices.Chunk(batch, flushChunk) {
+		if err := writeDeltas(ctx, k.s.raw, chunk); err != nil {
 			return err
 		}
-	}
-	if err := t.Commit(); err != nil {
-		return err
-	}
-	w.mu.Lock()
-	for id, p := range batch {
-		if cur, ok := w.waiting[id]; ok && cur.claim == p.claim {
-			delete(w.waiting, id)
+		w.mu.Lock()
+		for _, f := range chunk {
+			if cur, ok := w.waiting[f.id]; ok && cur.claim == f.claim {
+				delete(w.waiting, f.id)
+			}
 		}
+		w.mu.Unlock()
 	}
-	w.mu.Unlock()
 	return nil
+}
+
+// flushed is a delta on its way, with its key.
+type flushed struct {
+	id [2]string
+	pendingDelta
+}
+
+// flushChunk is how many deltas one statement writes at most.
+const flushChunk = 64
+
+// writeDeltas stores the deltas of chunk, each on its key's row if the
+// key is still its call's, in one statement that SQLite and PostgreSQL
+// both read (a VALUES list names its columns column1, column2, …).
+func writeDeltas(ctx context.Context, db *DB, chunk []flushed) error {
+	var q strings.Builder
+	q.WriteString(`UPDATE idempotency_keys SET state = ?, delta = v.column4 FROM (VALUES `)
+	args := make([]any, 0, 1+4*len(chunk))
+	args = append(args, string(idempotency.Done))
+	for i, f := range chunk {
+		if i > 0 {
+			q.WriteString(", ")
+		}
+		q.WriteString("(?, ?, ?, ?)")
+		args = append(args, f.id[0], f.id[1], f.claim, string(f.delta))
+	}
+	q.WriteString(`) AS v WHERE idempotency_keys.scope = v.column1 AND idempotency_keys.key = v.column2 AND idempotency_keys.claim = v.column3`)
+	// Not kept prepared: its text changes with the chunk's length.
+	_, err := db.DB.ExecContext(ctx, db.rebind(q.String()), args...)
+	return err
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/affordances-go/affordances/examples/shop/shoptest"
 	"github.com/affordances-go/affordances/internal/servers"
 	"github.com/affordances-go/affordances/protocol"
+	"github.com/affordances-go/affordances/site/ratelimit"
 )
 
 // lostAnswers is the store's key store whose Finish never happens: the
@@ -124,6 +125,50 @@ func TestPlaceOrder_ConcurrentRepeatsOfOneKey(t *testing.T) {
 				}
 				if n := s.Orders(t); n != round+1 {
 					t.Fatalf("round %d: %d orders after %d keys (answers %v)", round, n, round+1, codes)
+				}
+			}
+		})
+	}
+}
+
+// Deltas are written behind the answers, many to a statement: after
+// more keyed calls than one statement takes, every delta is in the
+// database (a repeat, with nothing left in memory, replays it), and each
+// on its own key. On both databases.
+func TestIdempotency_DeltasWrittenInChunks(t *testing.T) {
+	dbs := map[string]func(t *testing.T) string{
+		"sqlite":   func(t *testing.T) string { return filepath.Join(t.TempDir(), "shop.db") },
+		"postgres": func(t *testing.T) string { return servers.StartPostgres(t).URL },
+	}
+	for _, name := range []string{"sqlite", "postgres"} {
+		t.Run(name, func(t *testing.T) {
+			s := shoptest.StartOn(t, dbs[name](t), shop.Options{NoApprovals: true, DefaultLimit: ratelimit.PerMinute(1e9, 1e9)})
+			agent := &client{t: t, base: s.URL, bearer: s.Token, http: http.DefaultClient}
+			send := func(i int) (int, string, protocol.Delta) {
+				qty := 1 + i%2
+				res, body := agent.do("POST", "/cart", strings.NewReader(fmt.Sprintf(`{"action":"setQuantity","input":{"sku":"TEE-BLK-M","qty":%d}}`, qty)),
+					"Content-Type", protocol.MediaType, "Idempotency-Key", fmt.Sprintf("set-%d", i))
+				var d protocol.Delta
+				json.Unmarshal([]byte(body), &d)
+				return res.StatusCode, res.Header.Get("Idempotent-Replayed"), d
+			}
+			agent.call("/products/heavyweight-tee", "addToCart", map[string]any{"sku": "TEE-BLK-M"}, false)
+			const n = 150 // more than two statements' worth
+			first := make([]protocol.Delta, n)
+			for i := range n {
+				code, _, d := send(i)
+				if code != 200 {
+					t.Fatalf("call %d: %d %+v", i, code, d)
+				}
+				first[i] = d
+			}
+			if err := s.Store.IdempotencyKeys().Flush(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			for i := range n {
+				code, replayed, d := send(i)
+				if code != 200 || replayed != "true" || d.Message != first[i].Message {
+					t.Fatalf("repeat %d: %d %q %q, first %q", i, code, replayed, d.Message, first[i].Message)
 				}
 			}
 		})
