@@ -5,7 +5,9 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -20,6 +22,7 @@ type Store struct {
 	PasswordIterations int
 	now                func() time.Time
 	keys               *IdempotencyKeys
+	catalog            sync.Map // slug -> *catalogEntry: what Product read of the catalog
 }
 
 // Ping reports whether the database answers.
@@ -145,19 +148,89 @@ func (p *Product) Variant(sku string) *Variant {
 	return nil
 }
 
-// Product returns the product with the given slug.
+// Product returns the product with the given slug, with each variant's
+// stock as the database has it now. What the catalog says of a product
+// (its name, description, price, colours and sizes) changes only when the
+// store is seeded, so it is read once a minute at most (catalogTTL) and
+// only the stock on every call: one query instead of two on the store's
+// busiest read, the guard of addToCart.
 func (s *Store) Product(ctx context.Context, slug string) (*Product, error) {
-	var p Product
-	var id int64
+	if e, ok := s.catalog.Load(slug); ok && s.now().Before(e.(*catalogEntry).until) {
+		p, fresh, err := s.withStock(ctx, e.(*catalogEntry))
+		if err != nil || fresh {
+			return p, err
+		}
+	}
+	e, err := s.readProduct(ctx, slug)
+	if err != nil {
+		return nil, err
+	}
+	s.catalog.Store(slug, e)
+	return e.product(nil), nil
+}
+
+// catalogTTL is how long a product's catalog entry is kept.
+const catalogTTL = time.Minute
+
+// catalogEntry is a product as the catalog describes it, with the stock
+// read with it.
+type catalogEntry struct {
+	id    int64
+	p     Product
+	until time.Time
+}
+
+// product returns a copy of the entry's product, with stock (one number
+// per variant, in order) when given.
+func (e *catalogEntry) product(stock []int) *Product {
+	p := e.p
+	p.Variants = slices.Clone(e.p.Variants)
+	for i := range stock {
+		p.Variants[i].Stock = stock[i]
+	}
+	return &p
+}
+
+// withStock returns the entry's product with the stock the database has
+// now; fresh is false when its SKUs are not the entry's, and the product
+// must be read again.
+func (s *Store) withStock(ctx context.Context, e *catalogEntry) (_ *Product, fresh bool, _ error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT sku, stock FROM skus WHERE product_id = ? ORDER BY position`, e.id)
+	if err != nil {
+		return nil, false, fmt.Errorf("reading the stock of %q: %w", e.p.Slug, err)
+	}
+	defer rows.Close()
+	stock := make([]int, 0, len(e.p.Variants))
+	for rows.Next() {
+		var sku string
+		var n int
+		if err := rows.Scan(&sku, &n); err != nil {
+			return nil, false, err
+		}
+		if len(stock) == len(e.p.Variants) || e.p.Variants[len(stock)].SKU != sku {
+			return nil, false, nil
+		}
+		stock = append(stock, n)
+	}
+	if err := rows.Err(); err != nil || len(stock) != len(e.p.Variants) {
+		return nil, false, err
+	}
+	return e.product(stock), true, nil
+}
+
+// readProduct reads a product and its variants.
+func (s *Store) readProduct(ctx context.Context, slug string) (*catalogEntry, error) {
+	e := &catalogEntry{until: s.now().Add(catalogTTL)}
+	p := &e.p
 	err := s.db.QueryRowContext(ctx, `SELECT id, slug, name, description, price, currency FROM products WHERE slug = ?`, slug).
-		Scan(&id, &p.Slug, &p.Name, &p.Description, &p.Price.Amount, &p.Price.Currency)
+		Scan(&e.id, &p.Slug, &p.Name, &p.Description, &p.Price.Amount, &p.Price.Currency)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, ErrNotFound
 	}
 	if err != nil {
 		return nil, fmt.Errorf("reading product %q: %w", slug, err)
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT sku, colour, size, stock FROM skus WHERE product_id = ? ORDER BY position`, id)
+	rows, err := s.db.QueryContext(ctx, `SELECT sku, colour, size, stock FROM skus WHERE product_id = ? ORDER BY position`, e.id)
 	if err != nil {
 		return nil, fmt.Errorf("reading variants of %q: %w", slug, err)
 	}
@@ -169,7 +242,7 @@ func (s *Store) Product(ctx context.Context, slug string) (*Product, error) {
 		}
 		p.Variants = append(p.Variants, v)
 	}
-	return &p, rows.Err()
+	return e, rows.Err()
 }
 
 // Stock returns the stock of one SKU.
