@@ -7,7 +7,6 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/url"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -15,7 +14,6 @@ import (
 
 	"github.com/affordances-go/affordances/examples/shop/shop"
 	"github.com/affordances-go/affordances/examples/shop/shoptest"
-	"github.com/affordances-go/affordances/internal/servers"
 	"github.com/affordances-go/affordances/protocol"
 	"github.com/affordances-go/affordances/site/ratelimit"
 )
@@ -32,66 +30,60 @@ const raceTries = 60
 // refused with confirm_required and a new approval; never an order of
 // anything else. On SQLite and PostgreSQL.
 func TestPlaceOrder_RunsOnlyTheApprovedCart(t *testing.T) {
-	dbs := map[string]func(t *testing.T) string{
-		"sqlite":   func(t *testing.T) string { return filepath.Join(t.TempDir(), "shop.db") },
-		"postgres": func(t *testing.T) string { return servers.StartPostgres(t).URL },
-	}
-	for _, name := range []string{"sqlite", "postgres"} {
-		t.Run(name, func(t *testing.T) {
-			s := shoptest.StartOn(t, dbs[name](t), shop.Options{DefaultLimit: ratelimit.PerMinute(6000, 1000)})
-			ctx := context.Background()
-			demo, _ := s.Store.UserByEmail(ctx, shop.DemoEmail)
-			sess, _ := s.Store.CreateSession(ctx, demo)
-			owner := shop.CartOwner{UserID: demo}
-			const sku = "HOOD-GRE-S"
-			var placed, refused, wrong int
-			for try := range raceTries {
-				s.Store.SetQuantity(ctx, owner, "TEE-BLK-M", 0) // absent after an order
-				if err := s.Store.SetQuantity(ctx, owner, sku, 1); err != nil {
-					if _, err := s.Store.AddToCart(ctx, owner, sku, 1); err != nil {
-						t.Fatal(err)
-					}
-				}
-				approved, _ := s.Store.Cart(ctx, owner)
-				d := approvedCall(t, s, sess, "")
-				if d.ApprovalURL == "" {
-					t.Fatalf("try %d: no approval asked: %+v", try, d)
-				}
-				approve(t, s, sess, d.ApprovalURL)
-				var wg sync.WaitGroup
-				for range 8 {
-					wg.Go(func() {
-						time.Sleep(time.Duration(rand.IntN(5000)) * time.Microsecond)
-						s.Store.AddToCart(ctx, owner, "TEE-BLK-M", 1)
-					})
-				}
-				d = approvedCall(t, s, sess, d.ApprovalURL)
-				wg.Wait()
-				switch {
-				case d.OK:
-					placed++
-					var out struct{ OrderID int64 }
-					b, _ := json.Marshal(d.Output)
-					json.Unmarshal(b, &out)
-					o, err := s.Store.Order(ctx, demo, out.OrderID)
-					if err != nil {
-						t.Fatal(err)
-					}
-					if o.Total != approved.Total || len(o.Items) != 1 || o.Items[0].SKU != sku || o.Items[0].Qty != 1 {
-						wrong++
-						t.Errorf("try %d: the person approved %s, the order holds %s: %+v", try, approved.Total, o.Total, o.Items)
-					}
-					s.Store.CancelOrder(ctx, demo, out.OrderID) // the stock goes back for the next try
-				case d.Error != nil && d.Error.Code == protocol.CodeConfirmRequired && d.ApprovalURL != "":
-					refused++
-				default:
-					t.Fatalf("try %d: %+v", try, d)
+	onEachDatabase(t, func(t *testing.T, dsn string) {
+		s := shoptest.StartOn(t, dsn, shop.Options{DefaultLimit: ratelimit.PerMinute(6000, 1000)})
+		ctx := context.Background()
+		demo, _ := s.Store.UserByEmail(ctx, shop.DemoEmail)
+		sess, _ := s.Store.CreateSession(ctx, demo)
+		owner := shop.CartOwner{UserID: demo}
+		const sku = "HOOD-GRE-S"
+		var placed, refused, wrong int
+		for try := range raceTries {
+			s.Store.SetQuantity(ctx, owner, "TEE-BLK-M", 0) // absent after an order
+			if err := s.Store.SetQuantity(ctx, owner, sku, 1); err != nil {
+				if _, err := s.Store.AddToCart(ctx, owner, sku, 1); err != nil {
+					t.Fatal(err)
 				}
 			}
-			t.Logf("%s: %d tries: %d orders of exactly the approved cart, %d refused as changed, %d orders of something else",
-				name, raceTries, placed, refused, wrong)
-		})
-	}
+			approved, _ := s.Store.Cart(ctx, owner)
+			d := approvedCall(t, s, sess, "")
+			if d.ApprovalURL == "" {
+				t.Fatalf("try %d: no approval asked: %+v", try, d)
+			}
+			approve(t, s, sess, d.ApprovalURL)
+			var wg sync.WaitGroup
+			for range 8 {
+				wg.Go(func() {
+					time.Sleep(time.Duration(rand.IntN(5000)) * time.Microsecond)
+					s.Store.AddToCart(ctx, owner, "TEE-BLK-M", 1)
+				})
+			}
+			d = approvedCall(t, s, sess, d.ApprovalURL)
+			wg.Wait()
+			switch {
+			case d.OK:
+				placed++
+				var out struct{ OrderID int64 }
+				b, _ := json.Marshal(d.Output)
+				json.Unmarshal(b, &out)
+				o, err := s.Store.Order(ctx, demo, out.OrderID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if o.Total != approved.Total || len(o.Items) != 1 || o.Items[0].SKU != sku || o.Items[0].Qty != 1 {
+					wrong++
+					t.Errorf("try %d: the person approved %s, the order holds %s: %+v", try, approved.Total, o.Total, o.Items)
+				}
+				s.Store.CancelOrder(ctx, demo, out.OrderID) // the stock goes back for the next try
+			case d.Error != nil && d.Error.Code == protocol.CodeConfirmRequired && d.ApprovalURL != "":
+				refused++
+			default:
+				t.Fatalf("try %d: %+v", try, d)
+			}
+		}
+		t.Logf("%d tries: %d orders of exactly the approved cart, %d refused as changed, %d orders of something else",
+			raceTries, placed, refused, wrong)
+	})
 }
 
 // approvedCall calls placeOrder as the demo account's agent, with an

@@ -82,54 +82,48 @@ func TestPlaceOrder_OnceWithAnIdempotencyKey(t *testing.T) {
 // for the key. On both databases, where the key is written in the order's
 // own transaction.
 func TestPlaceOrder_ConcurrentRepeatsOfOneKey(t *testing.T) {
-	dbs := map[string]func(t *testing.T) string{
-		"sqlite":   func(t *testing.T) string { return filepath.Join(t.TempDir(), "shop.db") },
-		"postgres": func(t *testing.T) string { return servers.StartPostgres(t).URL },
-	}
-	for _, name := range []string{"sqlite", "postgres"} {
-		t.Run(name, func(t *testing.T) {
-			s := shoptest.StartOn(t, dbs[name](t), shop.Options{NoApprovals: true})
-			agent := &client{t: t, base: s.URL, bearer: s.Token, http: http.DefaultClient}
-			for round := range 4 {
-				agent.call("/products/heavyweight-tee", "addToCart", map[string]any{"sku": "TEE-BLK-M"}, false)
-				key := fmt.Sprintf("order-%d", round)
-				codes := make([]int, 6)
-				var wg sync.WaitGroup
-				for i := range codes {
-					wg.Go(func() {
-						req, _ := http.NewRequest("POST", s.URL+"/checkout", strings.NewReader(`{"action":"placeOrder","confirm":true}`))
-						req.Header.Set("Content-Type", protocol.MediaType)
-						req.Header.Set("Authorization", "Bearer "+s.Token)
-						req.Header.Set("Idempotency-Key", key)
-						res, err := http.DefaultClient.Do(req)
-						if err != nil {
-							t.Error(err)
-							return
-						}
-						res.Body.Close()
-						codes[i] = res.StatusCode
-					})
-				}
-				wg.Wait()
-				ok := 0
-				for _, c := range codes {
-					switch c {
-					case 200:
-						ok++
-					case 429: // over placeOrder's limit: nothing done
-					default:
-						t.Fatalf("round %d: answers %v", round, codes)
+	onEachDatabase(t, func(t *testing.T, dsn string) {
+		s := shoptest.StartOn(t, dsn, shop.Options{NoApprovals: true})
+		agent := &client{t: t, base: s.URL, bearer: s.Token, http: http.DefaultClient}
+		for round := range 4 {
+			agent.call("/products/heavyweight-tee", "addToCart", map[string]any{"sku": "TEE-BLK-M"}, false)
+			key := fmt.Sprintf("order-%d", round)
+			codes := make([]int, 6)
+			var wg sync.WaitGroup
+			for i := range codes {
+				wg.Go(func() {
+					req, _ := http.NewRequest("POST", s.URL+"/checkout", strings.NewReader(`{"action":"placeOrder","confirm":true}`))
+					req.Header.Set("Content-Type", protocol.MediaType)
+					req.Header.Set("Authorization", "Bearer "+s.Token)
+					req.Header.Set("Idempotency-Key", key)
+					res, err := http.DefaultClient.Do(req)
+					if err != nil {
+						t.Error(err)
+						return
 					}
-				}
-				if ok == 0 {
-					t.Fatalf("round %d: no call placed the order: %v", round, codes)
-				}
-				if n := s.Orders(t); n != round+1 {
-					t.Fatalf("round %d: %d orders after %d keys (answers %v)", round, n, round+1, codes)
+					res.Body.Close()
+					codes[i] = res.StatusCode
+				})
+			}
+			wg.Wait()
+			ok := 0
+			for _, c := range codes {
+				switch c {
+				case 200:
+					ok++
+				case 429: // over placeOrder's limit: nothing done
+				default:
+					t.Fatalf("round %d: answers %v", round, codes)
 				}
 			}
-		})
-	}
+			if ok == 0 {
+				t.Fatalf("round %d: no call placed the order: %v", round, codes)
+			}
+			if n := s.Orders(t); n != round+1 {
+				t.Fatalf("round %d: %d orders after %d keys (answers %v)", round, n, round+1, codes)
+			}
+		}
+	})
 }
 
 // Deltas are written behind the answers, many to a statement: after
@@ -137,41 +131,35 @@ func TestPlaceOrder_ConcurrentRepeatsOfOneKey(t *testing.T) {
 // database (a repeat, with nothing left in memory, replays it), and each
 // on its own key. On both databases.
 func TestIdempotency_DeltasWrittenInChunks(t *testing.T) {
-	dbs := map[string]func(t *testing.T) string{
-		"sqlite":   func(t *testing.T) string { return filepath.Join(t.TempDir(), "shop.db") },
-		"postgres": func(t *testing.T) string { return servers.StartPostgres(t).URL },
-	}
-	for _, name := range []string{"sqlite", "postgres"} {
-		t.Run(name, func(t *testing.T) {
-			s := shoptest.StartOn(t, dbs[name](t), shop.Options{NoApprovals: true, DefaultLimit: ratelimit.PerMinute(1e9, 1e9)})
-			agent := &client{t: t, base: s.URL, bearer: s.Token, http: http.DefaultClient}
-			send := func(i int) (int, string, protocol.Delta) {
-				qty := 1 + i%2
-				res, body := agent.do("POST", "/cart", strings.NewReader(fmt.Sprintf(`{"action":"setQuantity","input":{"sku":"TEE-BLK-M","qty":%d}}`, qty)),
-					"Content-Type", protocol.MediaType, "Idempotency-Key", fmt.Sprintf("set-%d", i))
-				var d protocol.Delta
-				json.Unmarshal([]byte(body), &d)
-				return res.StatusCode, res.Header.Get("Idempotent-Replayed"), d
+	onEachDatabase(t, func(t *testing.T, dsn string) {
+		s := shoptest.StartOn(t, dsn, shop.Options{NoApprovals: true, DefaultLimit: ratelimit.PerMinute(1e9, 1e9)})
+		agent := &client{t: t, base: s.URL, bearer: s.Token, http: http.DefaultClient}
+		send := func(i int) (int, string, protocol.Delta) {
+			qty := 1 + i%2
+			res, body := agent.do("POST", "/cart", strings.NewReader(fmt.Sprintf(`{"action":"setQuantity","input":{"sku":"TEE-BLK-M","qty":%d}}`, qty)),
+				"Content-Type", protocol.MediaType, "Idempotency-Key", fmt.Sprintf("set-%d", i))
+			var d protocol.Delta
+			json.Unmarshal([]byte(body), &d)
+			return res.StatusCode, res.Header.Get("Idempotent-Replayed"), d
+		}
+		agent.call("/products/heavyweight-tee", "addToCart", map[string]any{"sku": "TEE-BLK-M"}, false)
+		const n = 150 // more than two statements' worth
+		first := make([]protocol.Delta, n)
+		for i := range n {
+			code, _, d := send(i)
+			if code != 200 {
+				t.Fatalf("call %d: %d %+v", i, code, d)
 			}
-			agent.call("/products/heavyweight-tee", "addToCart", map[string]any{"sku": "TEE-BLK-M"}, false)
-			const n = 150 // more than two statements' worth
-			first := make([]protocol.Delta, n)
-			for i := range n {
-				code, _, d := send(i)
-				if code != 200 {
-					t.Fatalf("call %d: %d %+v", i, code, d)
-				}
-				first[i] = d
+			first[i] = d
+		}
+		if err := s.Store.IdempotencyKeys().Flush(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		for i := range n {
+			code, replayed, d := send(i)
+			if code != 200 || replayed != "true" || d.Message != first[i].Message {
+				t.Fatalf("repeat %d: %d %q %q, first %q", i, code, replayed, d.Message, first[i].Message)
 			}
-			if err := s.Store.IdempotencyKeys().Flush(context.Background()); err != nil {
-				t.Fatal(err)
-			}
-			for i := range n {
-				code, replayed, d := send(i)
-				if code != 200 || replayed != "true" || d.Message != first[i].Message {
-					t.Fatalf("repeat %d: %d %q %q, first %q", i, code, replayed, d.Message, first[i].Message)
-				}
-			}
-		})
-	}
+		}
+	})
 }

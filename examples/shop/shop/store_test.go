@@ -17,25 +17,32 @@ import (
 // backends runs a test on a fresh, seeded store on each database: SQLite
 // and PostgreSQL (a real server on a free loopback port).
 func backends(t *testing.T, test func(t *testing.T, s *shop.Store)) {
+	onEachDatabase(t, func(t *testing.T, dsn string) {
+		ctx := context.Background()
+		db, err := shop.Open(ctx, dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		s := shop.NewStore(db)
+		s.PasswordIterations = 1000
+		if err := s.Seed(ctx); err != nil {
+			t.Fatal(err)
+		}
+		test(t, s)
+	})
+}
+
+// onEachDatabase runs a test, as a subtest, with the address of a new
+// empty database of each kind the store supports: a SQLite file, and a
+// PostgreSQL server of its own on a free loopback port.
+func onEachDatabase(t *testing.T, test func(t *testing.T, dsn string)) {
 	open := map[string]func(t *testing.T) string{
 		"sqlite":   func(t *testing.T) string { return filepath.Join(t.TempDir(), "shop.db") },
 		"postgres": func(t *testing.T) string { return servers.StartPostgres(t).URL },
 	}
 	for _, name := range []string{"sqlite", "postgres"} {
-		t.Run(name, func(t *testing.T) {
-			ctx := context.Background()
-			db, err := shop.Open(ctx, open[name](t))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer db.Close()
-			s := shop.NewStore(db)
-			s.PasswordIterations = 1000
-			if err := s.Seed(ctx); err != nil {
-				t.Fatal(err)
-			}
-			test(t, s)
-		})
+		t.Run(name, func(t *testing.T) { test(t, open[name](t)) })
 	}
 }
 
