@@ -66,6 +66,10 @@ func clusterThroughput(ctx context.Context, _ *Env, smoke bool) (rows []Row, err
 		ups += "server " + strings.TrimPrefix(u, "http://") + ";\n"
 	}
 	proxy := "http://" + servers.StartNginx(rt, strings.Replace(cluster.NginxConf, "{{UPSTREAMS}}", ups, 1)).Addr
+	// The same nginx in front of the first instance alone: what the hop
+	// through the proxy costs, apart from sharing the load.
+	proxyOne := "http://" + servers.StartNginx(rt, strings.Replace(cluster.NginxConf, "{{UPSTREAMS}}",
+		"server "+strings.TrimPrefix(urls[0], "http://")+";\n", 1)).Addr
 
 	duration, workers := 2*time.Second, 16
 	if smoke {
@@ -113,42 +117,22 @@ func clusterThroughput(ctx context.Context, _ *Env, smoke bool) (rows []Row, err
 		}
 	}
 
-	// Warm both paths (connections, PostgreSQL's caches), then alternate
-	// which side runs first, round by round: the median round's ratio is
-	// reported, so that one noisy round of a shared machine moves nothing.
 	rounds := 5
 	if smoke {
 		rounds = 1
 	} else {
-		driveWith(ctx, workers, time.Second, visit(urls[0]))
-		driveWith(ctx, workers, time.Second, visit(proxy))
-	}
-	type pair struct{ one, three load }
-	var pairs []pair
-	for round := range rounds {
-		var p pair
-		sides := []struct {
-			into *load
-			base string
-			name string
-		}{{&p.one, urls[0], "one instance"}, {&p.three, proxy, "three instances through nginx"}}
-		if round%2 == 1 {
-			sides[0], sides[1] = sides[1], sides[0]
+		for _, base := range []string{urls[0], proxy, proxyOne} {
+			driveWith(ctx, workers, time.Second, visit(base)) // connections, PostgreSQL's caches
 		}
-		for _, s := range sides {
-			l, err := driveWith(ctx, workers, duration, visit(s.base))
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", s.name, err)
-			}
-			*s.into = l
-		}
-		pairs = append(pairs, p)
 	}
-	sort.Slice(pairs, func(i, j int) bool {
-		return pairs[i].three.rps()/pairs[i].one.rps() < pairs[j].three.rps()/pairs[j].one.rps()
-	})
-	mid := pairs[len(pairs)/2]
-	one, three := mid.one, mid.three
+	one, three, err := alternate(ctx, rounds, workers, duration, visit(urls[0]), visit(proxy))
+	if err != nil {
+		return nil, fmt.Errorf("three instances through nginx: %w", err)
+	}
+	direct, hop, err := alternate(ctx, rounds, workers, duration, visit(urls[0]), visit(proxyOne))
+	if err != nil {
+		return nil, fmt.Errorf("one instance through nginx: %w", err)
+	}
 	or, br := three.rps(), one.rps()
 	p99ok := three.pct(99) < 2*one.pct(99)
 	key, err := keyCostOn(ctx, pg.URL, smoke)
@@ -163,7 +147,43 @@ func clusterThroughput(ctx context.Context, _ *Env, smoke bool) (rows []Row, err
 		Goal:     "≥ 0.9×, p99 < 2×",
 		Met:      metOrSmoke(smoke, or >= 0.9*br && p99ok),
 		Note:     fmt.Sprintf("median of %d alternated rounds; nginx, PostgreSQL, the instances and the load share this machine's cores", rounds),
+	}, {
+		Name:     "cluster: 1 instance via nginx vs 1 direct, the same load",
+		Ours:     fmt.Sprintf("%.0f req/s, p50 %s, p99 %s", hop.rps(), dur(hop.pct(50)), dur(hop.pct(99))),
+		Baseline: fmt.Sprintf("%.0f req/s, p50 %s, p99 %s", direct.rps(), dur(direct.pct(50)), dur(direct.pct(99))),
+		Ratio:    fmt.Sprintf("%.2f× throughput, %.2f× p99", hop.rps()/direct.rps(), float64(hop.pct(99))/float64(direct.pct(99))),
+		Note:     "what the hop through the proxy costs by itself, on the same two cores: compare with the row above",
 	}}, nil
+}
+
+// alternate drives two sides with the same load, round by round, swapping
+// which runs first, and returns the round whose ratio of throughputs
+// (b to a) is the median: one noisy round of a shared machine moves
+// nothing.
+func alternate(ctx context.Context, rounds, workers int, duration time.Duration, a, b func(w, n int) *http.Request) (load, load, error) {
+	type pair struct{ a, b load }
+	var pairs []pair
+	for round := range rounds {
+		var p pair
+		sides := []struct {
+			into *load
+			next func(w, n int) *http.Request
+		}{{&p.a, a}, {&p.b, b}}
+		if round%2 == 1 {
+			sides[0], sides[1] = sides[1], sides[0]
+		}
+		for _, s := range sides {
+			l, err := driveWith(ctx, workers, duration, s.next)
+			if err != nil {
+				return load{}, load{}, err
+			}
+			*s.into = l
+		}
+		pairs = append(pairs, p)
+	}
+	sort.Slice(pairs, func(i, j int) bool { return pairs[i].b.rps()/pairs[i].a.rps() < pairs[j].b.rps()/pairs[j].a.rps() })
+	mid := pairs[len(pairs)/2]
+	return mid.a, mid.b, nil
 }
 
 // runFailure is what runT's Fatal panics with, to stop the measurement as
