@@ -24,8 +24,11 @@ import (
 // a call that fails releases it, so that it can be retried with the same
 // key; a call that succeeds stores its delta for Options.IdempotencyTTL.
 // A store that claims on commit (idempotency.Optimistic) is not asked
-// before the call: its action writes the key, and the site reads it only
-// after a failure, to answer a repeat as above.
+// before a call to a public or session action: the action writes the key,
+// and the site reads it only after a failure, to answer a repeat as
+// above. A confirm action's key is read before, as with any store: its
+// confirmation step may ask the person for an approval or use one, and a
+// repeat must do neither.
 // To be exactly once across a crash between the action's commit and the
 // storing of its delta, an action commits the key inside its own
 // transaction ([IdempotencyOf], and the store's own way of marking it
@@ -54,9 +57,10 @@ const idempotencyLease = time.Minute
 
 // idempotency is the step after the rate limit: claim the call's key, or
 // replay what the key's first call produced, or refuse. With an
-// optimistic store (idempotency.Optimistic) the key is only handed to the
-// action here, and read after the call only if it failed
-// (keyAfterFailure).
+// optimistic store (idempotency.Optimistic) the key of a call to a public
+// or session action is only handed to the action here, and read after the
+// call only if it failed (keyAfterFailure); a confirm action's is read
+// here too, since its confirmation step may write.
 func (c *call) idempotency() *Error {
 	if c.idemKey == "" {
 		return nil
@@ -66,7 +70,10 @@ func (c *call) idempotency() *Error {
 	}
 	c.idem = &idempotency.Claim{Scope: c.callerKey(), Key: c.idemKey, Claim: approval.NewID(), Fingerprint: c.fingerprint(),
 		Expires: time.Now().Add(c.site.opts.IdempotencyTTL)}
-	if !c.site.keysAfter {
+	if !c.site.keysAfter || c.act.meta.Expose == protocol.ExposeConfirm {
+		// A confirm action's call may write before its action (step 6
+		// asks the person for an approval, or uses one), so a repeat must
+		// be known before it: its key is read first, whatever the store.
 		if e := c.claimKey(); e != nil || c.replay != nil {
 			c.idem = nil // not this call's key
 			return e

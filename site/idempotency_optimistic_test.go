@@ -95,6 +95,12 @@ func TestIdempotency_OptimisticStore(t *testing.T) {
 		stock--
 		return site.Result[int]{Output: ran, Message: "Ordered."}, nil
 	})
+	site.Handle(p, site.Action{Name: "pay", Expose: protocol.ExposeConfirm}, func(r *site.Request, in idemInput) (site.Result[int], error) {
+		if err := store.commit(r.Context()); err != nil {
+			return site.Result[int]{}, err
+		}
+		return site.Result[int]{Output: in.N, Message: "Paid."}, nil
+	})
 	c := sitetest.New(t, s)
 	call := func(key, body string) *sitetest.Response {
 		return c.CallBody("/p", body, sitetest.Header("Authorization", "Bearer agent-a", "Idempotency-Key", key))
@@ -133,5 +139,15 @@ func TestIdempotency_OptimisticStore(t *testing.T) {
 	}
 	if store.frees != 0 || store.finishes != 2 {
 		t.Errorf("%d releases (want 0), %d deltas stored (want 2)", store.frees, store.finishes)
+	}
+	// A confirm action's key is read before the call: its confirmation
+	// step may write (ask for or use an approval), so a repeat must be
+	// known before it.
+	reads := store.reads
+	if res := call("k3", `{"action":"pay","input":{"n":3},"confirm":true}`); res.Code != 200 || store.reads != reads+1 {
+		t.Errorf("a confirm action's call: %d, %d reads of its key (want 1)", res.Code, store.reads-reads)
+	}
+	if res := call("k3", `{"action":"pay","input":{"n":3},"confirm":true}`); res.Code != 200 || res.Header().Get("Idempotent-Replayed") != "true" || store.reads != reads+2 {
+		t.Errorf("its repeat: %d %q, %d reads", res.Code, res.Header().Get("Idempotent-Replayed"), store.reads-reads)
 	}
 }

@@ -74,7 +74,10 @@ type Store interface {
 // A call that succeeds costs such a store one write in the action's
 // transaction and the stored delta, and no read. A repeat runs up to its
 // action before it is recognised, so the action must write nothing
-// outside its transaction before it writes the key.
+// outside its transaction before it writes the key. Calls to confirm
+// actions are the exception: their confirmation step may write (ask the
+// person for an approval, or use one), so the site reads their key
+// before the call, as with any store.
 type Optimistic interface {
 	Store
 	// ClaimsOnCommit reports whether the store works this way; a wrapper

@@ -163,3 +163,56 @@ func TestIdempotency_DeltasWrittenInChunks(t *testing.T) {
 		}
 	})
 }
+
+// A repeat of an approved order, with its key and its approval, gets the
+// order's answer and asks the person nothing, even when its guard passes
+// again: the approval it brings was used by the first call, and that must
+// not become a new request on the person's approvals page.
+func TestPlaceOrder_ApprovedRepeatAsksNothing(t *testing.T) {
+	dsn := filepath.Join(t.TempDir(), "shop.db")
+	s := shoptest.StartOn(t, dsn, shop.Options{})
+	db, err := shop.Open(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	approvals := func() (n int) {
+		if err := db.QueryRowContext(context.Background(), `SELECT count(*) FROM approvals`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	ctx := context.Background()
+	demo, _ := s.Store.UserByEmail(ctx, shop.DemoEmail)
+	sess, _ := s.Store.CreateSession(ctx, demo)
+	agent := &client{t: t, base: s.URL, bearer: s.Token, http: http.DefaultClient}
+	agent.call("/products/heavyweight-tee", "addToCart", map[string]any{"sku": "TEE-BLK-M"}, false)
+	_, asked := agent.call("/checkout", "placeOrder", map[string]any{}, true)
+	if asked.ApprovalURL == "" {
+		t.Fatalf("no approval asked: %+v", asked)
+	}
+	approve(t, s, sess, asked.ApprovalURL)
+	id := asked.ApprovalURL[strings.LastIndex(asked.ApprovalURL, "/")+1:]
+	send := func() (int, string, protocol.Delta) {
+		res, body := agent.do("POST", "/checkout", strings.NewReader(fmt.Sprintf(`{"action":"placeOrder","confirm":true,"approval":%q}`, id)),
+			"Content-Type", protocol.MediaType, "Idempotency-Key", "approved-1")
+		var d protocol.Delta
+		json.Unmarshal([]byte(body), &d)
+		return res.StatusCode, res.Header.Get("Idempotent-Replayed"), d
+	}
+	code, replayed, first := send()
+	if code != 200 || replayed != "" || s.Orders(t) != 1 {
+		t.Fatalf("approved call: %d %q %+v, %d orders", code, replayed, first, s.Orders(t))
+	}
+	// The cart is filled again (the person, in another tab), so that the
+	// repeat passes the guard and reaches the approval step.
+	agent.call("/products/heavyweight-tee", "addToCart", map[string]any{"sku": "TEE-BLK-M"}, false)
+	before := approvals()
+	code, replayed, again := send()
+	if code != 200 || replayed != "true" || again.Message != first.Message || s.Orders(t) != 1 {
+		t.Fatalf("repeat: %d %q %+v, %d orders", code, replayed, again, s.Orders(t))
+	}
+	if n := approvals(); n != before {
+		t.Errorf("the repeat asked the person: %d approvals, %d before it", n, before)
+	}
+}
