@@ -234,14 +234,5 @@ func keyCostOn(ctx context.Context, dsn string, smoke bool) (Row, error) {
 		return Row{}, err
 	}
 	defer e.close()
-	e.resetCart(ctx)
-	keyed, plain, err := compare(e.addToCartKeyed(ctx, e.app), e.addToCart(ctx, e.app), 9, smoke)
-	e.resetCart(ctx)
-	if err != nil {
-		return Row{}, err
-	}
-	cost := func(r result) string { return fmt.Sprintf("%s, %.0f allocs", dur(ns(r.nsPerOp)), r.allocsPerOp) }
-	return Row{Name: "call addToCart with an Idempotency-Key vs without (store keys in PostgreSQL)", Ours: cost(keyed), Baseline: cost(plain),
-		Ratio: ratio(keyed.nsPerOp, plain.nsPerOp), Goal: "≤ 1.10×", Met: metOrSmoke(smoke, keyed.nsPerOp <= 1.10*plain.nsPerOp),
-		Note: "write the key with the action's changes, write the delta behind the answer; PostgreSQL on this machine's loopback"}, nil
+	return e.keyCost(ctx, "PostgreSQL", smoke)
 }

@@ -155,10 +155,12 @@ func (p *Product) Variant(sku string) *Variant {
 // only the stock on every call: one query instead of two on the store's
 // busiest read, the guard of addToCart.
 func (s *Store) Product(ctx context.Context, slug string) (*Product, error) {
-	if e, ok := s.catalog.Load(slug); ok && s.now().Before(e.(*catalogEntry).until) {
-		p, fresh, err := s.withStock(ctx, e.(*catalogEntry))
-		if err != nil || fresh {
-			return p, err
+	if v, ok := s.catalog.Load(slug); ok {
+		if e := v.(*catalogEntry); s.now().Before(e.until) {
+			p, fresh, err := s.withStock(ctx, e)
+			if err != nil || fresh {
+				return p, err
+			}
 		}
 	}
 	e, err := s.readProduct(ctx, slug)
