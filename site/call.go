@@ -21,7 +21,10 @@ type call struct {
 	started   time.Time
 	caller    Caller // who made the call, before an action changed r.Caller
 
-	decoded // what the door handed over: the only thing that came from it
+	// What the door handed over, the only things that came from it: where
+	// the call comes from and the call it decoded. No step reads a header.
+	from from
+	decoded
 
 	idem   *idempotency.Claim // the key this call holds
 	replay *outcome           // what the key's first call produced, to answer again
@@ -69,7 +72,8 @@ type decoded struct {
 // decides which failure a caller sees; any other authenticator error
 // stops the call as internal.
 func (s *Site) newCall(hr *http.Request, p *Page, transport Transport) (*call, *Error) {
-	c := &call{site: s, page: p, transport: transport, started: time.Now(), decoded: decoded{idemKey: idempotencyKeyOf(hr)}}
+	c := &call{site: s, page: p, transport: transport, started: time.Now(), from: s.fromOf(hr),
+		decoded: decoded{idemKey: idempotencyKeyOf(hr)}}
 	r, e := s.authenticate(hr)
 	switch {
 	case e == nil:

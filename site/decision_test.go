@@ -104,17 +104,27 @@ func TestDecision_TheSameThroughEveryDoor(t *testing.T) {
 			c.PostForm(inspector.Path, url.Values{"page": {"/p"}, "action": {action}, "input": {`{}`}, "confirm": {"true"}}, sitetest.Header(hdr...))
 		}},
 	}
+	// Each caller also calls from another site's page: the door reads the
+	// Origin once, and the pipeline applies the one rule to what it read.
+	const away = "https://elsewhere.example"
 	callers := []struct {
-		kind site.CallerKind
-		hdr  []string
+		kind  site.CallerKind
+		hdr   []string
+		cross bool
 	}{
-		{site.CallerAnonymous, nil},
-		{site.CallerCookie, []string{"Cookie", "session=alice"}},
-		{site.CallerBearer, []string{"Authorization", "Bearer agent"}},
+		{site.CallerAnonymous, nil, false},
+		{site.CallerCookie, []string{"Cookie", "session=alice"}, false},
+		{site.CallerBearer, []string{"Authorization", "Bearer agent"}, false},
+		{site.CallerAnonymous, []string{"Origin", away}, true},
+		{site.CallerCookie, []string{"Cookie", "session=alice", "Origin", away}, true},
+		{site.CallerBearer, []string{"Authorization", "Bearer agent", "Origin", away}, true},
 	}
 	// The one rule, written once here from the protocol and decisions.md:
 	// what a call of an action with confirm: true gets, by who calls.
-	want := func(action string, kind site.CallerKind, personPresent bool) protocol.ErrorCode {
+	want := func(action string, kind site.CallerKind, personPresent, cross bool) protocol.ErrorCode {
+		if cross && kind != site.CallerBearer {
+			return protocol.CodeUnauthorized // a browser's call from another site's page
+		}
 		signedIn := kind != site.CallerAnonymous
 		switch action {
 		case "pub":
@@ -142,10 +152,10 @@ func TestDecision_TheSameThroughEveryDoor(t *testing.T) {
 				c := sitetest.New(t, s)
 				d.send(c, action, who.hdr)
 				ev := obs.last(t)
-				person := d.name == "form" && who.kind == site.CallerCookie
-				if w := want(action, who.kind, person); ev.Code != w || ev.Caller != who.kind || ev.Transport != site.Transport(d.name) {
-					t.Errorf("%s by %s through %s: %s (caller %s, transport %s), want %s",
-						action, who.kind, d.name, ev.Code, ev.Caller, ev.Transport, w)
+				person := d.name == "form" && who.kind == site.CallerCookie && !who.cross
+				if w := want(action, who.kind, person, who.cross); ev.Code != w || ev.Caller != who.kind || ev.Transport != site.Transport(d.name) {
+					t.Errorf("%s by %s (from another site: %v) through %s: %s (caller %s, transport %s), want %s",
+						action, who.kind, who.cross, d.name, ev.Code, ev.Caller, ev.Transport, w)
 				}
 			}
 		}

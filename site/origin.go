@@ -2,7 +2,6 @@ package site
 
 import (
 	"net/http"
-	"strings"
 
 	"github.com/affordances-go/affordances/internal/peer"
 	"github.com/affordances-go/affordances/protocol"
@@ -23,7 +22,21 @@ func (s *Site) clientAddr(r *http.Request) string {
 }
 
 // originAllowed applies the Origin rule with the site's origins.
-func (s *Site) originAllowed(r *http.Request) bool { return peer.SameOrigin(r, s.origins) }
+func (s *Site) originAllowed(r *http.Request) bool { return peer.OriginOf(r).Allowed(s.origins) }
+
+// from is where a call comes from, as its door read it from the request,
+// once: the client's address and what the request says of its origin.
+// The pipeline applies the Origin rule and the address limits to this,
+// never to a request's headers.
+type from struct {
+	addr   string // the client's address (Site.ClientAddr)
+	origin peer.Origin
+}
+
+// fromOf reads where a request comes from.
+func (s *Site) fromOf(r *http.Request) from {
+	return from{addr: s.clientAddr(r), origin: peer.OriginOf(r)}
+}
 
 // checkOrigin is the Origin rule of every door that runs calls, for the
 // caller the site found. A bearer call is exempt: a browser never sends
@@ -33,18 +46,16 @@ func (s *Site) originAllowed(r *http.Request) bool { return peer.SameOrigin(r, s
 // carries a cookie: a cross-site form must not sign a browser in or up
 // (login CSRF). A call that rides on a cookie must carry the site's
 // Origin.
-func (s *Site) checkOrigin(r *http.Request, c Caller) *Error {
+func (s *Site) checkOrigin(o peer.Origin, c Caller) *Error {
 	if c.Mode == protocol.AuthBearer {
 		return nil
 	}
-	_, hasOrigin := r.Header["Origin"]
-	crossSite := strings.EqualFold(r.Header.Get("Sec-Fetch-Site"), "cross-site")
-	allowed := hasOrigin && s.originAllowed(r)
+	allowed := o.Sent && o.Allowed(s.origins)
 	switch {
-	case c.Mode == protocol.AuthCookie && (!allowed || crossSite):
+	case c.Mode == protocol.AuthCookie && (!allowed || o.CrossSite):
 		return newError(protocol.CodeUnauthorized,
 			"a call authenticated by cookie must carry this site's Origin header").withStatus(http.StatusForbidden)
-	case crossSite || (hasOrigin && !allowed):
+	case o.CrossSite || (o.Sent && !allowed):
 		return newError(protocol.CodeUnauthorized, "a call from another site is refused").withStatus(http.StatusForbidden)
 	}
 	return nil
@@ -60,7 +71,7 @@ func (s *Site) CheckOrigin(hr *http.Request) error {
 	if e != nil {
 		return e
 	}
-	if e := s.checkOrigin(hr, r.Caller); e != nil {
+	if e := s.checkOrigin(peer.OriginOf(hr), r.Caller); e != nil {
 		return e
 	}
 	return nil

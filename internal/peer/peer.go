@@ -40,31 +40,57 @@ func hostPort(scheme, host string) string {
 	return host
 }
 
-// SameOrigin applies the Origin rule: the request's Origin must be one
-// of origins (normalised), or, when there are none, the request's own. A missing Origin,
-// "null", or any other scheme, host or port fails.
-func SameOrigin(r *http.Request, origins []string) bool {
-	o := r.Header.Values("Origin")
-	if len(o) != 1 {
-		return false
+// Origin is what a request says of the page that sent it, and where it
+// arrived, read once from the request so that the Origin rule is decided
+// on data, whichever door the call came through.
+type Origin struct {
+	// Sent reports that the request had an Origin header, whatever it
+	// held ("null" included).
+	Sent bool
+	// Value is the Origin header as sent; "" unless there was exactly
+	// one.
+	Value string
+	// Host is the host (and port) the request reached, and TLS whether it
+	// came over TLS: the site's own origin when it lists none.
+	Host string
+	TLS  bool
+	// CrossSite reports that the browser said the request comes from
+	// another site (Sec-Fetch-Site: cross-site).
+	CrossSite bool
+}
+
+// OriginOf reads where a request says it comes from.
+func OriginOf(r *http.Request) Origin {
+	vs := r.Header.Values("Origin")
+	o := Origin{Sent: len(vs) > 0, Host: r.Host, TLS: r.TLS != nil,
+		CrossSite: strings.EqualFold(r.Header.Get("Sec-Fetch-Site"), "cross-site")}
+	if len(vs) == 1 {
+		o.Value = vs[0]
 	}
-	got, ok := NormalizeOrigin(o[0])
+	return o
+}
+
+// Allowed applies the Origin rule: the Origin must be one of origins
+// (normalised), or, when there are none, the one the request reached. A
+// missing Origin, "null", or any other scheme, host or port fails.
+func (o Origin) Allowed(origins []string) bool {
+	got, ok := NormalizeOrigin(o.Value)
 	if !ok {
 		return false
 	}
-	if len(origins) > 0 {
-		for _, allowed := range origins {
-			if got == allowed {
-				return true
-			}
+	if len(origins) == 0 {
+		scheme := "http"
+		if o.TLS {
+			scheme = "https"
 		}
-		return false
+		return got == scheme+"://"+hostPort(scheme, o.Host)
 	}
-	scheme := "http"
-	if r.TLS != nil {
-		scheme = "https"
+	for _, allowed := range origins {
+		if got == allowed {
+			return true
+		}
 	}
-	return got == scheme+"://"+hostPort(scheme, r.Host)
+	return false
 }
 
 // ClientAddr is the client's address: the connection's, or, when that is

@@ -2,6 +2,7 @@ package peer
 
 import (
 	"crypto/tls"
+	"net/http"
 	"net/http/httptest"
 	"net/netip"
 	"testing"
@@ -25,23 +26,32 @@ func TestNormalizeOrigin(t *testing.T) {
 	}
 }
 
-func TestSameOrigin(t *testing.T) {
+func TestOriginAllowed(t *testing.T) {
 	r := httptest.NewRequest("POST", "http://shop.example/cart", nil)
+	if o := OriginOf(r); o.Sent || o.Allowed(nil) || o.CrossSite {
+		t.Errorf("no Origin: %+v", o)
+	}
+	r.Header.Set("Origin", "null")
+	r.Header.Set("Sec-Fetch-Site", "Cross-Site")
+	if o := OriginOf(r); !o.Sent || o.Allowed(nil) || !o.CrossSite {
+		t.Errorf("Origin null from another site: %+v", o)
+	}
+	r.Header.Del("Sec-Fetch-Site")
 	r.Header.Set("Origin", "http://shop.example")
-	if !SameOrigin(r, nil) {
+	if !sameOrigin(r, nil) {
 		t.Error("its own origin")
 	}
 	r.TLS = &tls.ConnectionState{}
-	if SameOrigin(r, nil) {
+	if sameOrigin(r, nil) {
 		t.Error("http Origin on a TLS request")
 	}
 	r.Header.Set("Origin", "https://shop.example:443")
-	if !SameOrigin(r, nil) || SameOrigin(r, []string{"https://other.example"}) || !SameOrigin(r, []string{"https://shop.example"}) {
+	if !sameOrigin(r, nil) || sameOrigin(r, []string{"https://other.example"}) || !sameOrigin(r, []string{"https://shop.example"}) {
 		t.Error("https origin")
 	}
 	r.Header.Add("Origin", "https://shop.example")
-	if SameOrigin(r, nil) {
-		t.Error("two Origin headers")
+	if o := OriginOf(r); !o.Sent || o.Allowed(nil) {
+		t.Errorf("two Origin headers: %+v", o)
 	}
 }
 
@@ -65,3 +75,5 @@ func TestClientAddr(t *testing.T) {
 		t.Errorf("a client that is no proxy: %s", got)
 	}
 }
+
+func sameOrigin(r *http.Request, origins []string) bool { return OriginOf(r).Allowed(origins) }
