@@ -122,9 +122,13 @@
 // an agent's POST, an HTML form, the MCP endpoint (package site/mcp,
 // through [Site.Execute] and [Site.ReadGraph]) and the inspector (package
 // site/inspector, through the same two) all reach
-// the one decision. Only a form posted in the person's own cookie session,
-// with the site's Origin, is the person acting; any other caller of a
-// confirm action is an agent, and the person approves on the site.
+// the one decision. A door hands the pipeline two things: the call it
+// decoded, and where the call comes from (the client's address behind
+// trusted proxies, and what the request says of its Origin, read once as
+// data); no step reads a header. Only a form posted in the person's own
+// cookie session, with the site's Origin, is the person acting; any other
+// caller of a confirm action is an agent, and the person approves on the
+// site.
 //
 // # The map of the package
 //
