@@ -163,15 +163,16 @@ func (c *call) settleIdempotency(out *outcome, failed bool) {
 	}
 }
 
-// idempotencyKeyOf reads a request's key header; several are refused as
-// an invalid key.
+// idempotencyKeyOf reads a request's key header. Several headers, or
+// one that is empty, are refused as an invalid key: the client meant to
+// send one, and its call must not run unprotected.
 func idempotencyKeyOf(hr *http.Request) string {
 	vs := hr.Header.Values(IdempotencyHeader)
-	switch len(vs) {
-	case 0:
+	switch {
+	case len(vs) == 0:
 		return ""
-	case 1:
+	case len(vs) == 1 && vs[0] != "":
 		return vs[0]
 	}
-	return "\x00" // several: not a valid key
+	return "\x00" // not a valid key
 }

@@ -2,6 +2,7 @@ package site_test
 
 import (
 	"log/slog"
+	"net/http"
 	"net/url"
 	"strconv"
 	"sync"
@@ -80,13 +81,17 @@ func TestIdempotency_OncePerCallerAndKey(t *testing.T) {
 	if res := call("k2", `{"action":"order","input":{"n":-1}}`); res.Code != 409 || res.Header().Get("Idempotent-Replayed") != "" {
 		t.Errorf("a failure was replayed: %d", res.Code)
 	}
-	for _, bad := range []string{"", "a b", string(make([]byte, 256))} {
-		if bad == "" {
-			continue
-		}
+	for _, bad := range []string{"a b", string(make([]byte, 256)), "héllo"} {
 		if res := call(bad, `{"action":"order","input":{"n":1}}`); res.Code != 400 {
 			t.Errorf("key %q: %d", bad, res.Code)
 		}
+	}
+	// An empty header is a key that breaks the rule, not a call without
+	// a key: the client meant to protect the call, and nothing runs.
+	ran := sh.ran
+	empty := func(r *http.Request) { r.Header["Idempotency-Key"] = []string{""} }
+	if res := c.CallBody("/p", `{"action":"order","input":{"n":1}}`, sitetest.Header("Authorization", "Bearer agent-a"), empty); res.Code != 400 || sh.ran != ran {
+		t.Errorf("an empty Idempotency-Key: %d, ran %d more", res.Code, sh.ran-ran)
 	}
 	// A form post with a key: its repeat redirects as the first did.
 	form := func() *sitetest.Response {

@@ -9,6 +9,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/affordances-go/affordances/protocol"
+	"github.com/affordances-go/affordances/site/idempotency"
 )
 
 // Door is what a confirmation needs of the MCP door it runs in: the site's
@@ -84,6 +85,21 @@ type Confirmation struct {
 // confirmKey names the confirmation among a result's input requests.
 const confirmKey = "confirm"
 
+// metaKey reads a tool call's idempotency key from its _meta. Absent is
+// none; anything there that is not a valid key (empty, a number, null) is
+// refused, never read as none: the host meant to protect the call.
+func metaKey(meta sdk.Meta) (string, *protocol.Error) {
+	v, ok := meta[IdempotencyMeta]
+	if !ok {
+		return "", nil
+	}
+	if k, _ := v.(string); idempotency.ValidKey(k) {
+		return k, nil
+	}
+	return "", &protocol.Error{Code: protocol.CodeInvalidInput,
+		Message: "_meta \"" + IdempotencyMeta + "\" must be a string of 1 to 255 visible ASCII characters"}
+}
+
 // Handle runs a tool call of the action t describes. A confirm action runs
 // only once the person approved exactly this call: through the host's
 // form elicitation (accept with the summary in front of them), or on the
@@ -98,7 +114,10 @@ func (cf *Confirmation) Handle(ctx context.Context, door Door, t *Tool, req *sdk
 	if bad != nil {
 		return ErrorResult(*bad)
 	}
-	key, _ := req.Params.Meta[IdempotencyMeta].(string)
+	key, bad := metaKey(req.Params.Meta)
+	if bad != nil {
+		return ErrorResult(*bad)
+	}
 	call := DoorCall{Page: page, Action: t.Action.Name, Input: input, IdempotencyKey: key}
 	if t.Action.Expose != protocol.ExposeConfirm {
 		return cf.result(t, door.Call(ctx, call))

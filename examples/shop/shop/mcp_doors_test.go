@@ -308,4 +308,17 @@ func TestMCP_IdempotencyKeyInMeta(t *testing.T) {
 	if c, _ := s.Store.Cart(context.Background(), shop.CartOwner{UserID: demo}); c.Count != 1 {
 		t.Fatalf("%d in the cart after one keyed add sent twice", c.Count)
 	}
+	// A key that breaks the rule is refused, never read as no key: the
+	// host meant to protect the call.
+	for _, bad := range []any{"", 42, "a b", nil} {
+		res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "addToCart",
+			Meta:      sdk.Meta{"affordances/idempotencyKey": bad},
+			Arguments: map[string]any{"page": "/products/heavyweight-tee", "sku": "TEE-BLK-M"}})
+		if err != nil || !res.IsError || !strings.Contains(text(res), "invalid_input") {
+			t.Errorf("key %#v: %v %+v", bad, err, res)
+		}
+	}
+	if c, _ := s.Store.Cart(context.Background(), shop.CartOwner{UserID: demo}); c.Count != 1 {
+		t.Errorf("%d in the cart after calls with bad keys", c.Count)
+	}
 }
