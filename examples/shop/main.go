@@ -40,11 +40,19 @@ func main() {
 	approvals := flag.Bool("approvals", true, "placeOrder and cancelOrder need the person's approval on the site; false: plain v0 confirmation everywhere")
 	origins := flag.String("origins", os.Getenv("SHOP_ORIGINS"), "comma-separated public origins browsers use, such as https://shop.example (behind a proxy that terminates TLS); env SHOP_ORIGINS; default: each request's own")
 	proxies := flag.String("trusted-proxies", os.Getenv("SHOP_TRUSTED_PROXIES"), "comma-separated addresses or CIDRs of the reverse proxies whose X-Forwarded-For names the client, such as 127.0.0.1; env SHOP_TRUSTED_PROXIES; default: none")
-	pool := flag.Int("db-pool", envInt("SHOP_DB_POOL", 16), "PostgreSQL connections per instance, open and idle; env SHOP_DB_POOL")
+	defPool, err := poolDefault()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "shop:", err)
+		os.Exit(2)
+	}
+	pool := flag.Int("db-pool", defPool, "PostgreSQL connections per instance, open and idle; env SHOP_DB_POOL")
 	flag.Parse()
+	if *pool < 1 {
+		fmt.Fprintf(os.Stderr, "shop: -db-pool: %d is not a number of connections (1 or more)\n", *pool)
+		os.Exit(2)
+	}
 	cf := config{addr: *addr, dbPath: *dbPath, approvals: *approvals, redisURL: *redisURL,
 		failClosed: *failClosed, dev: *dev, adminAddr: *adminAddr, pool: *pool}
-	var err error
 	if cf.origins, cf.proxies, err = parseDeployFlags(*origins, *proxies); err != nil {
 		fmt.Fprintln(os.Stderr, "shop:", err)
 		os.Exit(2)
@@ -73,7 +81,8 @@ func parseDeployFlags(origins, proxies string) ([]string, []netip.Prefix, error)
 			continue
 		}
 		u, err := url.Parse(o)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") {
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil ||
+			(u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.ForceQuery || u.Fragment != "" {
 			return nil, nil, fmt.Errorf("-origins: %q is not an origin such as https://shop.example", o)
 		}
 		out = append(out, o)
@@ -100,12 +109,18 @@ func parseDeployFlags(origins, proxies string) ([]string, []netip.Prefix, error)
 	return out, ps, nil
 }
 
-// envInt reads an integer from the environment, or def.
-func envInt(name string, def int) int {
-	if n, err := strconv.Atoi(os.Getenv(name)); err == nil {
-		return n
+// poolDefault is -db-pool's default: SHOP_DB_POOL when it is set, else
+// 16. A value that is not a positive number is an error.
+func poolDefault() (int, error) {
+	v := strings.TrimSpace(os.Getenv("SHOP_DB_POOL"))
+	if v == "" {
+		return 16, nil
 	}
-	return def
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		return 0, fmt.Errorf("SHOP_DB_POOL: %q is not a number of connections (1 or more)", v)
+	}
+	return n, nil
 }
 
 func run(cf config) error {

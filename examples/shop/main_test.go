@@ -15,9 +15,30 @@ func TestDeployFlags(t *testing.T) {
 	if o, p, err := parseDeployFlags("", ""); err != nil || o != nil || p != nil {
 		t.Errorf("empty: %v %v %v", o, p, err)
 	}
-	for _, bad := range [][2]string{{"shop.example", ""}, {"https://shop.example/path", ""}, {"ftp://x", ""}, {"", "nonsense"}, {"", "10.0.0.0/99"}} {
+	for _, bad := range [][2]string{{"shop.example", ""}, {"https://shop.example/path", ""}, {"ftp://x", ""},
+		{"https://user@shop.example", ""}, {"https://shop.example?x=1", ""}, {"https://shop.example#top", ""}, {"", "nonsense"}, {"", "10.0.0.0/99"}} {
 		if _, _, err := parseDeployFlags(bad[0], bad[1]); err == nil {
 			t.Errorf("%q %q accepted", bad[0], bad[1])
+		}
+	}
+}
+
+// -db-pool and SHOP_DB_POOL take a positive number; anything else is an
+// error, not the default in silence.
+func TestPoolFlag(t *testing.T) {
+	for _, c := range []struct {
+		env  string
+		want int
+	}{{"", 16}, {"32", 32}, {" 8 ", 8}} {
+		t.Setenv("SHOP_DB_POOL", c.env)
+		if n, err := poolDefault(); err != nil || n != c.want {
+			t.Errorf("SHOP_DB_POOL=%q: %d %v", c.env, n, err)
+		}
+	}
+	for _, bad := range []string{"abc", "0", "-3", "1.5"} {
+		t.Setenv("SHOP_DB_POOL", bad)
+		if _, err := poolDefault(); err == nil {
+			t.Errorf("SHOP_DB_POOL=%q accepted", bad)
 		}
 	}
 }
