@@ -82,7 +82,7 @@ func openPostgres(ctx context.Context, url string, o OpenOptions) (*DB, error) {
 		return nil, fmt.Errorf("PostgreSQL: %w", err)
 	}
 	defer db.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock(7243001)`)
-	if _, err := db.ExecContext(ctx, postgresSchema()); err != nil {
+	if _, err := db.ExecContext(ctx, postgresSchema()+postgresIndexes); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("creating the schema in PostgreSQL: %w", err)
 	}
@@ -92,6 +92,12 @@ func openPostgres(ctx context.Context, url string, o OpenOptions) (*DB, error) {
 	}
 	return &DB{DB: db, postgres: true}, nil
 }
+
+// postgresIndexes are PostgreSQL's alone: expired keys are found by
+// their time there (on SQLite by rowid; see ForgetExpired).
+const postgresIndexes = `
+CREATE INDEX IF NOT EXISTS idempotency_keys_by_expiry ON idempotency_keys (expires_at);
+`
 
 // postgresSchema is the SQLite schema in PostgreSQL's words: identity
 // keys and 64-bit integers.

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/affordances-go/affordances/site"
@@ -31,6 +32,7 @@ import (
 type IdempotencyKeys struct {
 	s      *Store
 	writer deltaWriter
+	swept  atomic.Int64 // when ForgetExpired last ran for the writer, Unix ms
 }
 
 // IdempotencyKeys returns the store's keys.
@@ -147,6 +149,68 @@ func commitKey(ctx context.Context, tx *Tx) error {
 	return nil
 }
 
+// ForgetExpired deletes the keys past their time, oldest first, in
+// batches of forgetBatch and at most forgetBatches of them, and returns
+// how many it deleted. The delta writer runs it at most once every
+// sweepEvery while keys are written, so the table holds about one
+// Options.IdempotencyTTL of keys; an operator may run it too.
+//
+// On SQLite it reads the oldest rows by rowid (keys are written in time
+// order, and all live as long), so that it needs no index on expires_at,
+// which would cost every keyed call one more page at its commit; on
+// PostgreSQL, where an index costs a call little, it uses one.
+func (k *IdempotencyKeys) ForgetExpired(ctx context.Context) (int, error) {
+	q := `DELETE FROM idempotency_keys WHERE rowid IN (
+		SELECT id FROM (SELECT rowid AS id, expires_at FROM idempotency_keys ORDER BY rowid LIMIT ?) AS oldest WHERE expires_at < ?)`
+	if k.s.raw.postgres {
+		q = `DELETE FROM idempotency_keys WHERE (scope, key) IN (
+			SELECT scope, key FROM idempotency_keys WHERE expires_at < ? LIMIT ?)`
+	}
+	now, total := k.s.now().UnixMilli(), 0
+	for range forgetBatches {
+		args := []any{forgetBatch, now}
+		if k.s.raw.postgres {
+			args = []any{now, forgetBatch}
+		}
+		res, err := k.s.raw.DB.ExecContext(ctx, k.s.raw.rebind(q), args...)
+		if err != nil {
+			return total, fmt.Errorf("forgetting expired keys: %w", err)
+		}
+		n, _ := res.RowsAffected()
+		total += int(n)
+		if n == 0 {
+			break
+		}
+	}
+	return total, nil
+}
+
+// How ForgetExpired works through the table: 20,000 keys a minute at
+// most, the writer's sweep, in statements short enough not to hold up
+// the calls that write meanwhile.
+const (
+	forgetBatch   = 500
+	forgetBatches = 40
+	sweepEvery    = time.Minute
+)
+
+// sweepIfDue starts ForgetExpired, beside the writer (a repeat may be
+// waiting for its deltas), if it has not run for sweepEvery.
+func (k *IdempotencyKeys) sweepIfDue() {
+	now := k.s.now()
+	last := k.swept.Load()
+	if now.Sub(time.UnixMilli(last)) < sweepEvery || !k.swept.CompareAndSwap(last, now.UnixMilli()) {
+		return
+	}
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if _, err := k.ForgetExpired(ctx); err != nil {
+			slog.Error("shop: forgetting expired idempotency keys", "err", err)
+		}
+	}()
+}
+
 // deltaWriter writes finished calls' deltas in batches, shortly after
 // their answers: one transaction for all that finished in the meantime.
 // Until a delta is written, Claim reads it from here on this instance,
@@ -207,6 +271,7 @@ func (w *deltaWriter) run(k *IdempotencyKeys) {
 			time.Sleep(100 * time.Millisecond)
 		} else {
 			failures = 0
+			k.sweepIfDue()
 		}
 		w.mu.Lock()
 		if len(w.waiting) == 0 {

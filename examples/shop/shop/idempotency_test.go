@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/affordances-go/affordances/examples/shop/shop"
 	"github.com/affordances-go/affordances/examples/shop/shoptest"
@@ -215,4 +216,101 @@ func TestPlaceOrder_ApprovedRepeatAsksNothing(t *testing.T) {
 	if n := approvals(); n != before {
 		t.Errorf("the repeat asked the person: %d approvals, %d before it", n, before)
 	}
+}
+
+// insertKeys writes keys straight into the table, expired or not, in
+// the order given (the order SQLite's sweep reads them in).
+func insertKeys(t *testing.T, db *shop.DB, prefix string, expires []int64) {
+	t.Helper()
+	for start := 0; start < len(expires); start += 100 {
+		var q strings.Builder
+		q.WriteString(`INSERT INTO idempotency_keys (scope, key, fingerprint, state, claim, lease_until, expires_at) VALUES `)
+		for i := start; i < min(start+100, len(expires)); i++ {
+			if i > start {
+				q.WriteString(", ")
+			}
+			fmt.Fprintf(&q, "('sweep', '%s-%d', 'fp', 'done', 'c%d', 0, %d)", prefix, i, i, expires[i])
+		}
+		if _, err := db.ExecContext(context.Background(), q.String()); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// countKeys counts the keys of the scope insertKeys writes, those
+// expired at now and all.
+func countKeys(t *testing.T, db *shop.DB, now int64) (expired, all int) {
+	t.Helper()
+	err := db.QueryRowContext(context.Background(), fmt.Sprintf(
+		`SELECT COALESCE(SUM(CASE WHEN expires_at < %d THEN 1 ELSE 0 END), 0), COUNT(*) FROM idempotency_keys WHERE scope = 'sweep'`, now)).Scan(&expired, &all)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return expired, all
+}
+
+// Keys are kept for their time, not for ever: ForgetExpired deletes the
+// expired ones, more than one batch of them, and only them, even when a
+// live key (one taken over after it expired) sits among the oldest.
+func TestIdempotency_ExpiredKeysForgotten(t *testing.T) {
+	onEachDatabase(t, func(t *testing.T, dsn string) {
+		ctx := context.Background()
+		db, err := shop.Open(ctx, dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		s := shop.NewStore(db)
+		now := time.Now().UnixMilli()
+		expires := make([]int64, 1203)
+		for i := range expires {
+			expires[i] = now - time.Hour.Milliseconds()
+			if i == 2 || i >= len(expires)-2 {
+				expires[i] = now + time.Hour.Milliseconds()
+			}
+		}
+		insertKeys(t, db, "k", expires)
+		n, err := s.IdempotencyKeys().ForgetExpired(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if expired, all := countKeys(t, db, now); n != 1200 || expired != 0 || all != 3 {
+			t.Errorf("forgot %d; left %d expired of %d", n, expired, all)
+		}
+		if n, err := s.IdempotencyKeys().ForgetExpired(ctx); n != 0 || err != nil {
+			t.Errorf("again: %d %v", n, err)
+		}
+	})
+}
+
+// The store forgets expired keys by itself: the delta writer of a keyed
+// call starts the sweep.
+func TestIdempotency_WriterSweeps(t *testing.T) {
+	onEachDatabase(t, func(t *testing.T, dsn string) {
+		s := shoptest.StartOn(t, dsn, shop.Options{NoApprovals: true})
+		db, err := shop.Open(context.Background(), dsn) // a second handle, to look
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		now := time.Now().UnixMilli()
+		insertKeys(t, db, "old", []int64{now - 1000, now - 1000, now - 1000})
+		agent := &client{t: t, base: s.URL, bearer: s.Token, http: http.DefaultClient}
+		res, _ := agent.do("POST", "/products/heavyweight-tee", strings.NewReader(`{"action":"addToCart","input":{"sku":"TEE-BLK-M"}}`),
+			"Content-Type", protocol.MediaType, "Idempotency-Key", "sweep-1")
+		if res.StatusCode != 200 {
+			t.Fatalf("keyed call: %d", res.StatusCode)
+		}
+		deadline := time.Now().Add(time.Minute)
+		for {
+			expired, _ := countKeys(t, db, now)
+			if expired == 0 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%d expired keys still there a minute after a keyed call", expired)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	})
 }
