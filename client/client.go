@@ -71,8 +71,10 @@ type Options struct {
 	// call redirects to (Result.Next).
 	FollowRedirects bool
 	// Retries is how many times a call is sent again: after a 429, once
-	// its Retry-After has passed (at most MaxRetryWait), and when its
-	// answer was lost (a failed connection, a proxy's 502, 503 or 504).
+	// its Retry-After has passed (at most MaxRetryWait), when its answer
+	// was lost (a failed connection, a proxy's 502, 503 or 504), and
+	// after a 409 with Retry-After (a try of the call still runs on the
+	// site: asked again later, the key gets its answer).
 	// Every attempt carries the call's one Idempotency-Key, so a site
 	// that supports keys runs the call once. Default: 0.
 	Retries int
@@ -394,7 +396,11 @@ func (c *Client) postKey(ctx context.Context, pageURL string, call protocol.Call
 			}
 			e.ApprovalURL = abs
 		}
-		if e.Code != protocol.CodeRateLimited || attempt >= c.opts.Retries {
+		// 409 with Retry-After: the first try of this key still runs on
+		// the site (its answer was lost on the way); asked again, the
+		// same key gets that answer. Any other 409 is final.
+		running := res.StatusCode == http.StatusConflict && e.RetryAfter > 0
+		if (e.Code != protocol.CodeRateLimited && !running) || attempt >= c.opts.Retries {
 			return nil, cerr
 		}
 		if werr := c.wait(ctx, min(max(e.RetryAfter, time.Second), c.opts.MaxRetryWait)); werr != nil {

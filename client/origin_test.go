@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/affordances-go/affordances/client"
 	"github.com/affordances-go/affordances/protocol"
@@ -83,5 +84,45 @@ func TestClient_RetriesALostAnswerWithTheSameKey(t *testing.T) {
 	c.Call(context.Background(), srv.URL+"/p", "go", nil)
 	if len(keys) != 3 || keys[2] == keys[0] {
 		t.Errorf("a new call reused the key: %q", keys)
+	}
+}
+
+// A retry that finds the first try still running (409 with Retry-After:
+// the site holds the key) waits and asks again with the same key, and
+// gets the first try's answer; a 409 without Retry-After (the key was
+// used for another call) is an error at once.
+func TestClient_WaitsForTheFirstTryOfItsKey(t *testing.T) {
+	var keys []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		keys = append(keys, r.Header.Get("Idempotency-Key"))
+		w.Header().Set("Content-Type", protocol.MediaType)
+		switch {
+		case r.URL.Path == "/other":
+			w.WriteHeader(http.StatusConflict)
+			w.Write([]byte(`{"ok":false,"error":{"code":"unavailable","message":"this Idempotency-Key was used for another call"}}`))
+		case len(keys) == 1:
+			w.Header().Set("Content-Type", "text/html")
+			w.WriteHeader(http.StatusBadGateway) // the proxy lost the answer; the call runs on
+		case len(keys) == 2:
+			w.Header().Set("Retry-After", "1")
+			w.WriteHeader(http.StatusConflict)
+			w.Write([]byte(`{"ok":false,"error":{"code":"unavailable","message":"a call with this Idempotency-Key is still running"}}`))
+		default:
+			w.Header().Set("Idempotent-Replayed", "true")
+			w.Write([]byte(`{"ok":true,"message":"done"}`))
+		}
+	}))
+	defer srv.Close()
+	c := client.New(client.Options{Token: "t", Retries: 3, MaxRetryWait: 10 * time.Millisecond})
+	res, err := c.Call(context.Background(), srv.URL+"/p", "go", nil)
+	if err != nil || res.Delta.Message != "done" {
+		t.Fatalf("%v %+v", err, res)
+	}
+	if len(keys) != 3 || keys[0] == "" || keys[0] != keys[1] || keys[1] != keys[2] {
+		t.Fatalf("keys %q", keys)
+	}
+	keys = nil
+	if _, err := c.Call(context.Background(), srv.URL+"/other", "go", nil); err == nil || len(keys) != 1 {
+		t.Errorf("a key used for another call: %v after %d tries", err, len(keys))
 	}
 }

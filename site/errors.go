@@ -35,7 +35,7 @@ type Error struct {
 	message     string
 	issues      []protocol.Issue
 	status      int    // set only where the code's usual status does not fit
-	retryAfter  int    // seconds, for rate_limited
+	retryAfter  int    // seconds: rate_limited, or a key whose call still runs
 	badToken    bool   // a rejected bearer token, answered with WWW-Authenticate
 	approvalURL string // the approval page, for confirm_required of an action with approval
 	basis       string // the ApprovalBasis of the summary, for confirm_required
@@ -104,7 +104,8 @@ func (e *Error) delta() protocol.Delta {
 }
 
 // setHeaders sets the headers the failure needs: Retry-After on a
-// rate-limited answer, WWW-Authenticate on a rejected bearer token.
+// rate-limited answer and on a key whose call still runs,
+// WWW-Authenticate on a rejected bearer token.
 func (e *Error) setHeaders(h http.Header) {
 	if e.retryAfter > 0 {
 		h.Set("Retry-After", strconv.Itoa(e.retryAfter))

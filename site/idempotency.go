@@ -101,7 +101,11 @@ func (c *call) claimKey() *Error {
 	case rec.Fingerprint != k.Fingerprint:
 		return newError(protocol.CodeUnavailable, "this Idempotency-Key was used for another call: use a new key for a new call")
 	case rec.State == idempotency.Running:
-		return newError(protocol.CodeUnavailable, "a call with this Idempotency-Key is still running: wait for its answer, or repeat the call later")
+		// Retry-After tells a client that asking again is worth it, as
+		// it is not for a key used for another call.
+		e := newError(protocol.CodeUnavailable, "a call with this Idempotency-Key is still running: wait for its answer, or repeat the call later")
+		e.retryAfter = 1
+		return e
 	case rec.State == idempotency.Done:
 		var d protocol.Delta
 		if json.Unmarshal(rec.Delta, &d) == nil {

@@ -67,8 +67,8 @@ func TestIdempotency_OncePerCallerAndKey(t *testing.T) {
 	if d1, d2 := first.Delta(), again.Delta(); d1.Message != d2.Message || d2.Output != d1.Output {
 		t.Errorf("the replay differs: %+v vs %+v", d1, d2)
 	}
-	if res := call("k1", `{"action":"order","input":{"n":2}}`); res.Code != 409 || sh.ran != 1 {
-		t.Errorf("the key for another input: %d, ran %d", res.Code, sh.ran)
+	if res := call("k1", `{"action":"order","input":{"n":2}}`); res.Code != 409 || sh.ran != 1 || res.Header().Get("Retry-After") != "" {
+		t.Errorf("the key for another input: %d (Retry-After %q), ran %d", res.Code, res.Header().Get("Retry-After"), sh.ran)
 	}
 	// Another caller's key of the same name is another key.
 	if res := call("k1", `{"action":"order","input":{"n":1}}`, "Authorization", "Bearer agent-b"); res.Code != 200 || sh.ran != 2 {
@@ -113,8 +113,9 @@ func TestIdempotency_ARepeatWhileTheFirstRuns(t *testing.T) {
 	done := make(chan int)
 	go func() { done <- c.CallBody("/p", body, h).Code }()
 	<-sh.entered // the first call holds the key and runs
-	if res := c.CallBody("/p", body, h); res.Code != 409 {
-		t.Errorf("a repeat while the first runs: %d", res.Code)
+	// Retry-After says it is worth asking again: the key's answer comes.
+	if res := c.CallBody("/p", body, h); res.Code != 409 || res.Header().Get("Retry-After") != "1" {
+		t.Errorf("a repeat while the first runs: %d, Retry-After %q", res.Code, res.Header().Get("Retry-After"))
 	}
 	close(sh.slow)
 	if code := <-done; code != 200 || sh.ran != 1 {
