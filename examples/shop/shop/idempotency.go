@@ -158,7 +158,9 @@ func commitKey(ctx context.Context, tx *Tx) error {
 // On SQLite it reads the oldest rows by rowid (keys are written in time
 // order, and all live as long), so that it needs no index on expires_at,
 // which would cost every keyed call one more page at its commit; on
-// PostgreSQL, where an index costs a call little, it uses one.
+// PostgreSQL, where an index costs a call little, it uses one. (After
+// Options.IdempotencyTTL is made shorter, SQLite's newer keys wait for
+// the older ones to expire, at most the old TTL.)
 func (k *IdempotencyKeys) ForgetExpired(ctx context.Context) (int, error) {
 	q := `DELETE FROM idempotency_keys WHERE rowid IN (
 		SELECT id FROM (SELECT rowid AS id, expires_at FROM idempotency_keys ORDER BY rowid LIMIT ?) AS oldest WHERE expires_at < ?)`
