@@ -255,12 +255,7 @@ func countKeys(t *testing.T, db *shop.DB, now int64) (expired, all int) {
 func TestIdempotency_ExpiredKeysForgotten(t *testing.T) {
 	onEachDatabase(t, func(t *testing.T, dsn string) {
 		ctx := context.Background()
-		db, err := shop.Open(ctx, dsn)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer db.Close()
-		s := shop.NewStore(db)
+		db, s := openStore(t, dsn)
 		now := time.Now().UnixMilli()
 		expires := make([]int64, 1203)
 		for i := range expires {

@@ -18,19 +18,27 @@ import (
 // and PostgreSQL (a real server on a free loopback port).
 func backends(t *testing.T, test func(t *testing.T, s *shop.Store)) {
 	onEachDatabase(t, func(t *testing.T, dsn string) {
-		ctx := context.Background()
-		db, err := shop.Open(ctx, dsn)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer db.Close()
-		s := shop.NewStore(db)
-		s.PasswordIterations = 1000
-		if err := s.Seed(ctx); err != nil {
-			t.Fatal(err)
-		}
+		_, s := openStore(t, dsn)
 		test(t, s)
 	})
+}
+
+// openStore opens the database at dsn and a seeded store on it, both
+// closed when the test ends.
+func openStore(t *testing.T, dsn string) (*shop.DB, *shop.Store) {
+	t.Helper()
+	ctx := context.Background()
+	db, err := shop.Open(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	s := shop.NewStore(db)
+	s.PasswordIterations = 1000
+	if err := s.Seed(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return db, s
 }
 
 // onEachDatabase runs a test, as a subtest, with the address of a new
