@@ -65,11 +65,11 @@ func clusterThroughput(ctx context.Context, _ *Env, smoke bool) (rows []Row, err
 	for _, u := range urls {
 		ups += "server " + strings.TrimPrefix(u, "http://") + ";\n"
 	}
-	proxy := "http://" + servers.StartNginx(rt, strings.Replace(cluster.NginxConf, "{{UPSTREAMS}}", ups, 1)).Addr
+	proxy := "http://" + servers.StartNginx(rt, strings.ReplaceAll(cluster.NginxConf, "{{UPSTREAMS}}", ups)).Addr
 	// The same nginx in front of the first instance alone: what the hop
 	// through the proxy costs, apart from sharing the load.
-	proxyOne := "http://" + servers.StartNginx(rt, strings.Replace(cluster.NginxConf, "{{UPSTREAMS}}",
-		"server "+strings.TrimPrefix(urls[0], "http://")+";\n", 1)).Addr
+	proxyOne := "http://" + servers.StartNginx(rt, strings.ReplaceAll(cluster.NginxConf, "{{UPSTREAMS}}",
+		"server "+strings.TrimPrefix(urls[0], "http://")+";\n")).Addr
 
 	duration, workers := 2*time.Second, 16
 	if smoke {

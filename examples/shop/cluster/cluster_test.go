@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/affordances-go/affordances/examples/shop/shop"
@@ -97,7 +98,7 @@ func startCluster(t *testing.T) *cluster {
 	for _, in := range c.instances {
 		ups += "server " + strings.TrimPrefix(in.url, "http://") + ";\n"
 	}
-	c.proxy = "http://" + servers.StartNginx(t, strings.Replace(string(conf), "{{UPSTREAMS}}", ups, 1)).Addr
+	c.proxy = "http://" + servers.StartNginx(t, strings.ReplaceAll(string(conf), "{{UPSTREAMS}}", ups)).Addr
 	demo, err := c.instances[0].store.UserByEmail(context.Background(), shop.DemoEmail)
 	if err != nil {
 		t.Fatal(err)
@@ -491,6 +492,31 @@ func TestCluster(t *testing.T) {
 		}
 	})
 
+	t.Run("8 an MCP host through the proxy", func(t *testing.T) {
+		// An MCP session lives in the instance that opened it: every
+		// request of the host must reach that instance, whatever the
+		// proxy's balancing does with other requests.
+		hc := &http.Client{Transport: bearer{c.token}}
+		ctx := context.Background()
+		cs, err := sdk.NewClient(&sdk.Implementation{Name: "cluster host", Version: "0"}, nil).Connect(ctx,
+			&sdk.StreamableClientTransport{Endpoint: c.proxy + "/mcp", HTTPClient: hc}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cs.Close()
+		failed := 0
+		for i := range 12 {
+			res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "readPage", Arguments: map[string]any{"page": "/products/heavyweight-tee"}})
+			if err != nil || res.IsError {
+				failed++
+				if failed == 1 {
+					t.Errorf("call %d through the proxy: %v %+v", i, err, res)
+				}
+			}
+		}
+		figure("an MCP host through nginx: %d of 12 tool calls failed", failed)
+	})
+
 	t.Run("5 postgres restart", func(t *testing.T) {
 		ctx := context.Background()
 		store := c.instances[0].store
@@ -562,4 +588,14 @@ func scrapeMetric(t *testing.T, in *instance, name string) float64 {
 		total += v
 	}
 	return total
+}
+
+// bearer adds a bearer token to every request, as an MCP host's HTTP
+// client does.
+type bearer struct{ token string }
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return http.DefaultTransport.RoundTrip(r)
 }
