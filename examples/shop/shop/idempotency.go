@@ -165,8 +165,10 @@ func (k *IdempotencyKeys) ForgetExpired(ctx context.Context) (int, error) {
 	q := `DELETE FROM idempotency_keys WHERE rowid IN (
 		SELECT id FROM (SELECT rowid AS id, expires_at FROM idempotency_keys ORDER BY rowid LIMIT ?) AS oldest WHERE expires_at < ?)`
 	if k.s.raw.postgres {
+		// SKIP LOCKED: instances sweeping at once, or a call taking over
+		// an expired key, never wait on each other nor deadlock.
 		q = `DELETE FROM idempotency_keys WHERE (scope, key) IN (
-			SELECT scope, key FROM idempotency_keys WHERE expires_at < ? LIMIT ?)`
+			SELECT scope, key FROM idempotency_keys WHERE expires_at < ? LIMIT ? FOR UPDATE SKIP LOCKED)`
 	}
 	now, total := k.s.now().UnixMilli(), 0
 	for range forgetBatches {

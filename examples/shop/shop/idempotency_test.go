@@ -275,6 +275,31 @@ func TestIdempotency_ExpiredKeysForgotten(t *testing.T) {
 		if n, err := s.IdempotencyKeys().ForgetExpired(ctx); n != 0 || err != nil {
 			t.Errorf("again: %d %v", n, err)
 		}
+		// Three instances sweeping at once share the work: no error, no
+		// key deleted twice, none left.
+		old := make([]int64, 3000)
+		for i := range old {
+			old[i] = now - time.Hour.Milliseconds()
+		}
+		insertKeys(t, db, "many", old)
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		swept := 0
+		for range 3 {
+			wg.Go(func() {
+				n, err := s.IdempotencyKeys().ForgetExpired(ctx)
+				if err != nil {
+					t.Errorf("a sweep beside others: %v", err)
+				}
+				mu.Lock()
+				swept += n
+				mu.Unlock()
+			})
+		}
+		wg.Wait()
+		if expired, all := countKeys(t, db, now); swept != len(old) || expired != 0 || all != 3 {
+			t.Errorf("three sweeps forgot %d of %d; left %d expired of %d", swept, len(old), expired, all)
+		}
 	})
 }
 
