@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -22,7 +23,8 @@ type Store struct {
 	PasswordIterations int
 	now                func() time.Time
 	keys               *IdempotencyKeys
-	catalog            sync.Map // slug -> *catalogEntry: what Product read of the catalog
+	catalog            sync.Map     // slug -> *catalogEntry: what Product read of the catalog
+	sessionsSwept      atomic.Int64 // when ForgetExpiredSessions last ran for a sign-in, Unix ms
 }
 
 // Ping reports whether the database answers.

@@ -3,6 +3,7 @@ package shop_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -243,6 +244,45 @@ func TestStore_PendingApprovalIsFound(t *testing.T) {
 		s.Approvals().Decide(ctx, "ap1", false)
 		if _, err := s.Approvals().Pending(ctx, a, now); !errors.Is(err, approval.ErrNotFound) {
 			t.Errorf("declined: %v", err)
+		}
+	})
+}
+
+// Sessions are kept while they can be used, not for ever: a sign-in
+// clears the expired ones, and ForgetExpiredSessions deletes only those.
+func TestStore_ExpiredSessionsForgotten(t *testing.T) {
+	onEachDatabase(t, func(t *testing.T, dsn string) {
+		ctx := context.Background()
+		db, s := openStore(t, dsn)
+		uid, err := s.UserByEmail(ctx, shop.DemoEmail)
+		if err != nil {
+			t.Fatal(err)
+		}
+		now := time.Now().Unix()
+		for i, exp := range []int64{now - 3600, now - 60, now + 3600} {
+			if _, err := db.ExecContext(ctx, fmt.Sprintf(`INSERT INTO sessions (id_hash, user_id, created_at, expires_at) VALUES ('old-%d', %d, 0, %d)`, i, uid, exp)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		count := func(where string) int {
+			var n int
+			if err := db.QueryRowContext(ctx, `SELECT COUNT(*) FROM sessions WHERE id_hash LIKE 'old-%' `+where).Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+		if _, err := s.CreateSession(ctx, uid); err != nil { // a sign-in
+			t.Fatal(err)
+		}
+		deadline := time.Now().Add(time.Minute)
+		for count("") != 1 && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
+		if all, live := count(""), count(fmt.Sprintf("AND expires_at > %d", now)); all != 1 || live != 1 {
+			t.Errorf("after a sign-in: %d sessions of the three, %d live", all, live)
+		}
+		if n, err := s.ForgetExpiredSessions(ctx); n != 0 || err != nil {
+			t.Errorf("again: %d %v", n, err)
 		}
 	})
 }
