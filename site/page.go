@@ -100,18 +100,19 @@ func (s *Site) Page(pattern string, opts PageOptions) *Page {
 		panic("site: " + err.Error())
 	}
 	at := callerLocation()
-	s.checkPattern(pattern, at)
 	checkEntityLoaders(pattern, at, opts.Entities)
 	p := &Page{site: s, pattern: pattern, route: route, opts: opts, byName: map[string]*action{}, at: at}
+	s.checkPattern(pattern, at, pageRef{p})
 	s.pages = append(s.pages, p)
 	return p
 }
 
-// checkPattern registers the pattern on the site's check mux, which
-// panics on an invalid pattern or one that conflicts with another page's.
+// checkPattern registers the pattern on the site's check mux with h (a
+// page's pageRef), which panics on an invalid pattern or one that
+// conflicts with another page's.
 // The panic is repeated with the file and line of both Page calls, so that
 // it points at the author's code rather than at this package.
-func (s *Site) checkPattern(pattern, at string) {
+func (s *Site) checkPattern(pattern, at string, h http.Handler) {
 	defer func() {
 		p := recover()
 		if p == nil {
@@ -127,7 +128,7 @@ func (s *Site) checkPattern(pattern, at string) {
 		}
 		panic(fmt.Sprintf("site: page %q at %s: %s", pattern, at, msg))
 	}()
-	s.check.Handle(pattern, http.NotFoundHandler())
+	s.check.Handle(pattern, h)
 }
 
 // callerLocation returns the file:line of the first caller outside this

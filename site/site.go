@@ -29,7 +29,7 @@ type Site struct {
 	origins []string // Options.Origins, normalised
 
 	pages     []*Page
-	check     *http.ServeMux // validates patterns as pages are registered
+	check     *http.ServeMux // checks patterns as they are registered, and finds a path's page (route)
 	approvals *approval.Desk // decides the calls that need the person's approval
 	keysAfter bool           // the key store is optimistic: keys are read only after a failed call
 	started   atomic.Bool
@@ -41,9 +41,6 @@ type Site struct {
 
 	mounts  []mount // handlers of other transports, such as the MCP endpoint
 	mcpPath string  // where MountMCP mounted the MCP endpoint, for the index
-
-	transportOnce sync.Once
-	transportMux  *http.ServeMux // path -> page, for other transports (transport.go)
 }
 
 // New returns an empty site. It applies the defaults of [Options] once,
@@ -94,7 +91,7 @@ func (s *Site) Mount(path string, h http.Handler) {
 	if !strings.HasPrefix(path, "/") || h == nil {
 		panic(fmt.Sprintf("site: Mount(%q): the path must start with / and the handler must not be nil", path))
 	}
-	s.checkPattern(path, callerLocation())
+	s.checkPattern(path, callerLocation(), http.NotFoundHandler())
 	s.mounts = append(s.mounts, mount{path, h})
 }
 
@@ -157,7 +154,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 func (h *handler) build() {
 	s := h.site
-	s.started.Store(true)
+	s.freeze()
 	mux := http.NewServeMux()
 	catchAll := true
 	for _, p := range s.pages {

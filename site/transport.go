@@ -3,6 +3,7 @@ package site
 import (
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/affordances-go/affordances/protocol"
@@ -120,7 +121,7 @@ func (s *Site) NewRequest(hr *http.Request) (*Request, error) {
 // for a transport that prepares its own descriptions once. It freezes the
 // site, as a first request does.
 func (s *Site) AllActions() []protocol.IndexRoute {
-	s.routes()
+	s.freeze()
 	out := make([]protocol.IndexRoute, 0, len(s.pages))
 	for _, p := range s.pages {
 		ir := protocol.IndexRoute{Route: p.route, Description: p.opts.Description,
@@ -134,58 +135,76 @@ func (s *Site) AllActions() []protocol.IndexRoute {
 }
 
 // route finds the page of a path and returns a request for it: hr's
-// caller, method and credentials, the path's URL and path values.
+// caller, method and credentials, the path's URL, the page's pattern and
+// its path values. The page is found by the site's own ServeMux of
+// patterns (the one that checked them at registration), so that a path
+// matches the page it would match as a request, by the same rules of
+// precedence; nothing is served to find it.
 func (s *Site) route(hr *http.Request, path, method string) (*Page, *http.Request) {
 	u, err := url.Parse(path)
 	if err != nil || u.Scheme != "" || u.Host != "" || len(u.Path) == 0 || u.Path[0] != '/' {
 		return nil, nil
 	}
+	s.freeze()
 	r := hr.Clone(hr.Context())
 	r.Method = method
 	r.URL = u
 	r.RequestURI = u.RequestURI()
 	r.Body = http.NoBody
 	r.ContentLength = 0
-	if r.Host == "" {
-		r.Host = hr.Host
+	h, _ := s.check.Handler(r)
+	ref, ok := h.(pageRef)
+	if !ok {
+		return nil, nil // no page, or a path the mux would redirect (unclean, a mount's)
 	}
-	rec := &routeRecorder{}
-	s.routes().ServeHTTP(rec, r)
-	if rec.page == nil {
+	r.Pattern = ref.pattern
+	if !setPathValues(r, ref.pattern) {
 		return nil, nil
 	}
-	return rec.page, rec.r
+	return ref.Page, r
 }
 
-// routes returns the mux that maps a path to its page for transports,
-// built once, when it freezes the site.
-func (s *Site) routes() *http.ServeMux {
-	s.transportOnce.Do(func() {
-		s.started.Store(true)
-		mux := http.NewServeMux()
-		for _, p := range s.pages {
-			mux.Handle(p.pattern, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				if rec, ok := w.(*routeRecorder); ok {
-					rec.page, rec.r = p, r
-				}
-			}))
+// pageRef is how a page is registered on the site's check mux: route
+// reads the page back from the handler the mux finds. It is never served.
+type pageRef struct{ *Page }
+
+func (pageRef) ServeHTTP(w http.ResponseWriter, r *http.Request) { http.NotFound(w, r) }
+
+// setPathValues sets on r the values of the wildcards of pattern, a
+// pattern the mux matched r's path with, as the mux does when it serves:
+// each {name} is its segment, unescaped; a final {name...} is the rest of
+// the path, unescaped. It reports false for a path that does not have
+// the pattern's segments (it cannot happen for a match).
+func setPathValues(r *http.Request, pattern string) bool {
+	path := r.URL.EscapedPath()
+	for seg := range strings.SplitSeq(strings.TrimPrefix(pattern, "/"), "/") {
+		path = strings.TrimPrefix(path, "/")
+		name, isWild := strings.CutPrefix(seg, "{")
+		name, _ = strings.CutSuffix(name, "}")
+		var value string
+		switch {
+		case !isWild || name == "$":
+			_, path, _ = strings.Cut(path, "/")
+			path = "/" + path
+			continue
+		case strings.HasSuffix(name, "..."):
+			name, value, path = strings.TrimSuffix(name, "..."), path, ""
+		default:
+			value, path, _ = strings.Cut(path, "/")
+			path = "/" + path
 		}
-		s.transportMux = mux
-	})
-	return s.transportMux
+		v, err := url.PathUnescape(value)
+		if err != nil {
+			return false
+		}
+		r.SetPathValue(name, v)
+	}
+	return true
 }
 
-// routeRecorder catches the page a path matched, with the request the mux
-// filled with its path values: the mux is served with it as its
-// ResponseWriter, and nothing is written to it.
-type routeRecorder struct {
-	page *Page
-	r    *http.Request
-}
-
-func (w *routeRecorder) Header() http.Header         { return http.Header{} }
-func (w *routeRecorder) Write(b []byte) (int, error) { return len(b), nil }
-func (w *routeRecorder) WriteHeader(int)             {}
+// freeze ends registration: the first request, or the first use of the
+// site by another transport, does it.
+func (s *Site) freeze() { s.started.Store(true) }
 
 // MaxBodyBytes returns the limit on the body of a call (Options.MaxBodyBytes
 // with its default), for a door that reads bodies of its own, so that
