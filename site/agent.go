@@ -17,7 +17,7 @@ const maxDepth = 64
 
 // serveAgentCall answers a POST of an Affordances call with a delta.
 func (s *Site) serveAgentCall(w http.ResponseWriter, hr *http.Request, p *Page) {
-	c, out, e := s.execute(w.Header(), hr, p, TransportAgent, func(d *decoded) *Error { return s.decodeCall(w, hr, d) })
+	c, out, e := s.execute(w.Header(), s.whoCalls(hr), p, TransportAgent, func(d *decoded) *Error { return s.decodeCall(w, hr, d) })
 	if e != nil {
 		writeFailure(w, hr, e)
 		return
@@ -30,10 +30,11 @@ func (s *Site) serveAgentCall(w http.ResponseWriter, hr *http.Request, p *Page) 
 	writeDelta(w, hr, http.StatusOK, out.delta)
 }
 
-// decodeCall reads the body of an agent's call: within the size limit, a
-// JSON object with no duplicate or case-variant keys, naming an action.
-// Unknown members are ignored.
+// decodeCall reads an agent's call: its Idempotency-Key header, and its
+// body within the size limit, a JSON object with no duplicate or
+// case-variant keys, naming an action. Unknown members are ignored.
 func (s *Site) decodeCall(w http.ResponseWriter, hr *http.Request, d *decoded) *Error {
+	d.idemKey = idempotencyKeyOf(hr)
 	if e := s.checkLength(hr, "body"); e != nil {
 		return e
 	}

@@ -15,15 +15,14 @@ import (
 type call struct {
 	site      *Site
 	page      *Page
-	r         *Request
-	authErr   *Error // a rejected bearer token, answered by the authorization step
 	transport Transport
 	started   time.Time
 	caller    Caller // who made the call, before an action changed r.Caller
 
-	// What the door handed over, the only things that came from it: where
-	// the call comes from and the call it decoded. No step reads a header.
-	from from
+	// What the door handed over, the only things that came from it: who
+	// calls (the Request, where the call comes from) and the call it
+	// decoded. No step reads a header.
+	who
 	decoded
 
 	idem   *idempotency.Claim // the key this call holds
@@ -67,37 +66,47 @@ type decoded struct {
 	confirmedBasis string
 }
 
-// newCall finds the caller and starts a call. A rejected bearer token is
-// kept for the authorization step, so that the order of the pipeline
-// decides which failure a caller sees; any other authenticator error
-// stops the call as internal.
-func (s *Site) newCall(hr *http.Request, p *Page, transport Transport) (*call, *Error) {
-	c := &call{site: s, page: p, transport: transport, started: time.Now(), from: s.fromOf(hr),
-		decoded: decoded{idemKey: idempotencyKeyOf(hr)}}
+// who is who makes a call, as its door found it from its own request,
+// once: the Request that loaders and actions see (with the Caller), where
+// the call comes from, and a rejected bearer token, kept for step 2 so
+// that the pipeline's order decides which failure a caller sees. It is
+// all the pipeline knows of the caller: no step reads a request's
+// headers.
+type who struct {
+	r       *Request
+	from    from
+	authErr *Error // a rejected bearer token
+	fail    *Error // the authenticator failed: the call stops, internal
+}
+
+// whoCalls finds who makes a call from a door's HTTP request. Every door
+// of the site (the agent's POST, an HTML form, Execute for MCP and the
+// inspector) finds its caller here, and only here.
+func (s *Site) whoCalls(hr *http.Request) who {
+	w := who{from: s.fromOf(hr)}
 	r, e := s.authenticate(hr)
 	switch {
 	case e == nil:
-		c.r = r
+		w.r = r
 	case e.badToken:
-		c.authErr = e
-		c.r = &Request{Request: negotiate.WithoutQuery(hr), Caller: Caller{Mode: protocol.AuthBearer}}
+		w.authErr = e
+		w.r = &Request{Request: negotiate.WithoutQuery(hr), Caller: Caller{Mode: protocol.AuthBearer}}
 	default:
-		c.r = &Request{Request: hr}
+		w.fail = e
+		w.r = &Request{Request: hr}
 	}
-	c.caller = c.r.Caller
-	if e != nil && !e.badToken {
-		return c, e
-	}
-	return c, nil
+	return w
 }
 
-// execute runs one call for a transport: find the caller, decode the body
-// with the transport's decoder, run the pipeline. A failure is audited
-// here; on success the headers the action set are added to h (the
-// answer's headers), and the transport audits the call with the status it
-// answers.
-func (s *Site) execute(h http.Header, hr *http.Request, p *Page, transport Transport, decode func(*decoded) *Error) (*call, *outcome, *Error) {
-	c, e := s.newCall(hr, p, transport)
+// execute is the pipeline's one entry: who calls, on which page, through
+// which door, and the door's decoder of its call. It knows nothing of
+// the door but its name, for the audit record: every door reaches the
+// same decision for the same caller and call. A failure is audited here;
+// on success the headers the action set are added to h (the answer's
+// headers), and the door audits the call with the status it answers.
+func (s *Site) execute(h http.Header, w who, p *Page, transport Transport, decode func(*decoded) *Error) (*call, *outcome, *Error) {
+	c := &call{site: s, page: p, transport: transport, started: time.Now(), who: w, caller: w.r.Caller}
+	e := w.fail
 	if e == nil {
 		t := c.stepStart()
 		e = decode(&c.decoded)

@@ -58,7 +58,7 @@ func isForm(r *http.Request) bool {
 // redirect or back to the page; a failure re-renders the page with the
 // error; a confirm action first shows the confirmation page.
 func (s *Site) serveFormCall(w http.ResponseWriter, hr *http.Request, p *Page) {
-	c, out, e := s.execute(w.Header(), hr, p, TransportForm, func(d *decoded) *Error { return s.decodeForm(w, hr, d) })
+	c, out, e := s.execute(w.Header(), s.whoCalls(hr), p, TransportForm, func(d *decoded) *Error { return s.decodeForm(w, hr, d) })
 	if e != nil {
 		if e.code == protocol.CodeConfirmRequired {
 			s.renderConfirm(w, c, e)
@@ -96,8 +96,10 @@ func IsLocalPath(s string) bool {
 	return !strings.Contains(p, "//")
 }
 
-// decodeForm reads a posted form within the body limit.
+// decodeForm reads a posted form within the body limit, and the
+// Idempotency-Key header.
 func (s *Site) decodeForm(w http.ResponseWriter, hr *http.Request, d *decoded) *Error {
+	d.idemKey = idempotencyKeyOf(hr)
 	limit := s.opts.MaxBodyBytes
 	if e := s.checkLength(hr, "form"); e != nil {
 		return e

@@ -64,7 +64,10 @@ func (s *Site) Execute(hr *http.Request, c Call) (CallResult, error) {
 		transport = TransportOther
 	}
 	h := http.Header{}
-	call, out, e := s.execute(h, r, p, transport, func(d *decoded) *Error { return d.takeCall(c) })
+	call, out, e := s.execute(h, s.whoCalls(r), p, transport, func(d *decoded) *Error {
+		d.idemKey = idempotencyKeyOf(r) // the request's, unless the call brings its own
+		return d.takeCall(c)
+	})
 	if e != nil {
 		return CallResult{}, e
 	}
