@@ -109,7 +109,9 @@ func (c *call) claimKey() *Error {
 	case rec.State == idempotency.Done:
 		var d protocol.Delta
 		if json.Unmarshal(rec.Delta, &d) == nil {
-			c.replay = &outcome{delta: d, redirect: d.Redirect, replayed: true}
+			// The answer is the stored bytes, the first call's own: decoded
+			// and encoded again, its objects' members would come sorted.
+			c.replay = &outcome{delta: d, redirect: d.Redirect, replayed: true, encoded: rec.Delta}
 			return nil
 		}
 	}

@@ -156,3 +156,40 @@ func TestMemoryIdempotency_Bounded(t *testing.T) {
 		t.Error("an expired key was not forgotten")
 	}
 }
+
+// TestIdempotency_ReplayIsTheFirstAnswer checks that a replay answers the
+// bytes the first call answered, not the stored delta decoded and
+// encoded again: an output whose members are not in alphabetical order,
+// and a changed entity, keep theirs.
+func TestIdempotency_ReplayIsTheFirstAnswer(t *testing.T) {
+	type line struct {
+		Zeta  string `json:"zeta"`
+		Alpha int    `json:"alpha"`
+		Mid   []int  `json:"mid"`
+	}
+	cartKey := site.NewKey[line]("cart")
+	s := site.New(site.Options{Auth: approvalAuth, Logger: slog.New(slog.DiscardHandler), AuditLogger: slog.New(slog.DiscardHandler)})
+	n := 0
+	p := s.Page("/p", site.PageOptions{Entities: []site.EntityLoader{site.Entity(cartKey, func(*site.Request) (line, error) {
+		return line{Zeta: "z", Alpha: n, Mid: []int{n}}, nil
+	})}})
+	site.Handle(p, site.Action{Name: "add", Expose: protocol.ExposeSession, Effects: site.Effects(cartKey)},
+		func(r *site.Request, in idemInput) (site.Result[line], error) {
+			n++
+			return site.Result[line]{Output: line{Zeta: "out", Alpha: n, Mid: []int{3, 1}}, Message: "Added."}, nil
+		})
+	c := sitetest.New(t, s)
+	call := func() *sitetest.Response {
+		return c.CallBody("/p", `{"action":"add","input":{"n":1}}`, sitetest.Header("Authorization", "Bearer agent-a", "Idempotency-Key", "same"))
+	}
+	first, again := call(), call()
+	if first.Code != 200 || again.Code != 200 || n != 1 {
+		t.Fatalf("codes %d %d, ran %d times", first.Code, again.Code, n)
+	}
+	if first.Body.String() != again.Body.String() {
+		t.Errorf("the replay is not the first answer:\nfirst  %s\nreplay %s", first.Body, again.Body)
+	}
+	if again.Header().Get(site.ReplayedHeader) != "true" {
+		t.Errorf("the replay is not marked")
+	}
+}
