@@ -150,7 +150,7 @@ func (s *Store) CreateSession(ctx context.Context, userID int64) (string, error)
 	if err != nil {
 		return "", fmt.Errorf("creating session: %w", err)
 	}
-	s.forgetSessionsIfDue() // sign-ins add sessions; one clears those past their time
+	s.sweepIfDue(&s.sessionsSwept, "forgetting expired sessions", s.ForgetExpiredSessions) // sign-ins add sessions; one clears those past their time
 	return plain, nil
 }
 

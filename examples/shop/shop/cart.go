@@ -85,13 +85,14 @@ func cartOf(ctx context.Context, q querier, o CartOwner) (Cart, error) {
 // other, each reading what the other committed. The cart is created with
 // an INSERT that does nothing when another request created it first, so
 // the first adds of a new account, at once, share one cart.
-func cartID(ctx context.Context, tx *Tx, o CartOwner, create bool) (int64, error) {
+func (s *Store) cartID(ctx context.Context, tx *Tx, o CartOwner, create bool) (int64, error) {
 	col, key := "user_id", any(o.UserID)
 	if o.UserID == 0 {
 		col, key = "guest_hash", any(o.GuestHash)
 	}
 	if create {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO carts (`+col+`) VALUES (?) ON CONFLICT (`+col+`) DO NOTHING`, key); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO carts (`+col+`, created_at) VALUES (?, ?) ON CONFLICT (`+col+`) DO NOTHING`,
+			key, s.now().Unix()); err != nil {
 			return 0, err
 		}
 	}
@@ -116,6 +117,9 @@ func (s *Store) AddToCart(ctx context.Context, o CartOwner, sku string, qty int)
 	if o.none() {
 		return CartLine{}, errors.New("shop: AddToCart without a cart owner")
 	}
+	if o.UserID == 0 { // guests make carts; one clears those nobody can reach
+		s.sweepIfDue(&s.cartsSwept, "forgetting abandoned guest carts", s.ForgetAbandonedGuestCarts)
+	}
 	var line CartLine
 	err := s.tx(ctx, func(tx *Tx) error {
 		var stock int
@@ -126,7 +130,7 @@ func (s *Store) AddToCart(ctx context.Context, o CartOwner, sku string, qty int)
 		if err != nil {
 			return err
 		}
-		id, err := cartID(ctx, tx, o, true)
+		id, err := s.cartID(ctx, tx, o, true)
 		if err != nil {
 			return err
 		}
@@ -165,7 +169,7 @@ func (s *Store) AddToCart(ctx context.Context, o CartOwner, sku string, qty int)
 // SetQuantity sets the quantity of a line; zero removes it.
 func (s *Store) SetQuantity(ctx context.Context, o CartOwner, sku string, qty int) error {
 	return s.tx(ctx, func(tx *Tx) error {
-		id, err := cartID(ctx, tx, o, false)
+		id, err := s.cartID(ctx, tx, o, false)
 		if errors.Is(err, sql.ErrNoRows) || o.none() {
 			return unavailable("your cart is empty")
 		}
@@ -210,14 +214,14 @@ func (s *Store) MergeGuestCart(ctx context.Context, guestHash string, userID int
 		return nil
 	}
 	return s.tx(ctx, func(tx *Tx) error {
-		guest, err := cartID(ctx, tx, CartOwner{GuestHash: guestHash}, false)
+		guest, err := s.cartID(ctx, tx, CartOwner{GuestHash: guestHash}, false)
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil
 		}
 		if err != nil {
 			return err
 		}
-		user, err := cartID(ctx, tx, CartOwner{UserID: userID}, true)
+		user, err := s.cartID(ctx, tx, CartOwner{UserID: userID}, true)
 		if err != nil {
 			return err
 		}

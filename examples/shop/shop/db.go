@@ -121,6 +121,10 @@ var addedColumns = []struct{ table, column, decl string }{
 	{"tokens", "last_used_at", "BIGINT"},
 	{"tokens", "last_agent", "TEXT NOT NULL DEFAULT ''"},
 	{"orders", "token_id", "BIGINT"},
+	// When a cart was made, Unix seconds, so that guest carts whose
+	// cookie has expired are forgotten (carts_sweep.go); NULL for a cart
+	// made before the column.
+	{"carts", "created_at", "BIGINT"},
 }
 
 // addColumns adds the columns an older database lacks. Both databases
@@ -198,6 +202,7 @@ CREATE TABLE IF NOT EXISTS carts (
 	id         INTEGER PRIMARY KEY,
 	user_id    INTEGER UNIQUE REFERENCES users(id) ON DELETE CASCADE,
 	guest_hash TEXT UNIQUE,
+	created_at BIGINT,
 	CHECK ((user_id IS NULL) <> (guest_hash IS NULL))
 );
 CREATE TABLE IF NOT EXISTS cart_items (

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/affordances-go/affordances/protocol"
 	"github.com/affordances-go/affordances/site"
@@ -95,7 +94,7 @@ func (a *App) addToCart(r *site.Request, in AddToCart) (site.Result[CartLine], e
 		// A guest's first item: the cart is tied to a new cookie.
 		plain, hash := secret("g_")
 		r.SetCookie(&http.Cookie{Name: guestCookie, Value: plain, Path: "/", HttpOnly: true, Secure: r.TLS != nil,
-			SameSite: http.SameSiteLaxMode, MaxAge: int((30 * 24 * time.Hour).Seconds())})
+			SameSite: http.SameSiteLaxMode, MaxAge: int(guestCartLifetime.Seconds())})
 		sh = &shopper{GuestHash: hash}
 		r.Caller = site.Caller{ID: "guest:" + hash[:16], Mode: protocol.AuthCookie, User: sh}
 	}

@@ -25,6 +25,7 @@ type Store struct {
 	keys               *IdempotencyKeys
 	catalog            sync.Map     // slug -> *catalogEntry: what Product read of the catalog
 	sessionsSwept      atomic.Int64 // when ForgetExpiredSessions last ran for a sign-in, Unix ms
+	cartsSwept         atomic.Int64 // when ForgetAbandonedGuestCarts last ran for a guest's add, Unix ms
 }
 
 // Ping reports whether the database answers.

@@ -286,3 +286,71 @@ func TestStore_ExpiredSessionsForgotten(t *testing.T) {
 		}
 	})
 }
+
+// TestStore_AbandonedGuestCartsForgotten checks that a guest's add clears
+// the guest carts nobody can reach any more (made longer ago than their
+// cookie lives), with their lines, and nothing else: a recent guest cart,
+// a cart made before carts were dated (which is dated now), and a
+// signed-in person's cart, however old.
+func TestStore_AbandonedGuestCartsForgotten(t *testing.T) {
+	onEachDatabase(t, func(t *testing.T, dsn string) {
+		ctx := context.Background()
+		db, s := openStore(t, dsn)
+		uid, err := s.UserByEmail(ctx, shop.DemoEmail)
+		if err != nil {
+			t.Fatal(err)
+		}
+		day := int64(24 * 3600)
+		now := time.Now().Unix()
+		for _, q := range []string{
+			fmt.Sprintf(`INSERT INTO carts (guest_hash, created_at) VALUES ('old-a', %d)`, now-31*day),
+			fmt.Sprintf(`INSERT INTO carts (guest_hash, created_at) VALUES ('old-b', %d)`, now-400*day),
+			fmt.Sprintf(`INSERT INTO carts (guest_hash, created_at) VALUES ('recent', %d)`, now-29*day),
+			`INSERT INTO carts (guest_hash, created_at) VALUES ('undated', NULL)`,
+			fmt.Sprintf(`INSERT INTO carts (user_id, created_at) VALUES (%d, %d)`, uid, now-400*day),
+			`INSERT INTO cart_items (cart_id, sku, qty) SELECT id, 'TEE-BLK-M', 2 FROM carts`,
+		} {
+			if _, err := db.ExecContext(ctx, q); err != nil {
+				t.Fatal(q, err)
+			}
+		}
+		count := func(q string) int {
+			var n int
+			if err := db.QueryRowContext(ctx, q).Scan(&n); err != nil {
+				t.Fatal(q, err)
+			}
+			return n
+		}
+		// A new guest's first add.
+		if _, err := s.AddToCart(ctx, shop.CartOwner{GuestHash: "new-guest"}, "TEE-BLK-M", 1); err != nil {
+			t.Fatal(err)
+		}
+		deadline := time.Now().Add(time.Minute)
+		for count(`SELECT COUNT(*) FROM carts WHERE guest_hash LIKE 'old-%'`) != 0 && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
+		var left []string
+		rows, err := db.QueryContext(ctx, `SELECT coalesce(guest_hash, 'user') FROM carts WHERE created_at IS NOT NULL ORDER BY 1`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rows.Next() {
+			var h string
+			rows.Scan(&h)
+			left = append(left, h)
+		}
+		rows.Close()
+		if got := strings.Join(left, ","); got != "new-guest,recent,undated,user" {
+			t.Errorf("carts left, dated: %s; want new-guest,recent,undated,user", got)
+		}
+		if n := count(`SELECT COUNT(*) FROM cart_items WHERE cart_id NOT IN (SELECT id FROM carts)`); n != 0 {
+			t.Errorf("%d lines of deleted carts left", n)
+		}
+		if n := count(`SELECT COUNT(*) FROM cart_items`); n != 4 {
+			t.Errorf("%d cart lines, want 4: one for each cart kept, and the new guest's", n)
+		}
+		if n, err := s.ForgetAbandonedGuestCarts(ctx); n != 0 || err != nil {
+			t.Errorf("again: %d %v", n, err)
+		}
+	})
+}
