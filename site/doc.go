@@ -122,10 +122,10 @@
 // an agent's POST, an HTML form, the MCP endpoint (package site/mcp,
 // through [Site.Execute] and [Site.ReadGraph]) and the inspector (package
 // site/inspector, through the same two) all reach
-// the one decision. A door hands the pipeline two things: the call it
-// decoded, and where the call comes from (the client's address behind
-// trusted proxies, and what the request says of its Origin, read once as
-// data); no step reads a header. Only a form posted in the person's own
+// the one decision. A door hands the pipeline two things: who calls,
+// found once from its request (the caller, the client's address behind
+// trusted proxies, and what the request says of its Origin, as data), and
+// the call it decoded; no step reads a header or sees the request. Only a form posted in the person's own
 // cookie session, with the site's Origin, is the person acting; any other
 // caller of a confirm action is an agent, and the person approves on the
 // site.
