@@ -108,23 +108,24 @@ func postgresSchema() string {
 
 // addedColumns are the columns added to tables after their first
 // release: a database created before gets them on its next start.
-var addedColumns = []struct{ table, column, decl string }{
-	{"approvals", "basis", "TEXT NOT NULL DEFAULT ''"},
-	{"approvals", "credential", "TEXT NOT NULL DEFAULT ''"},
-	{"approvals", "agent", "TEXT NOT NULL DEFAULT ''"},
+var addedColumns = []struct{ table, column, decl, fill string }{
+	{"approvals", "basis", "TEXT NOT NULL DEFAULT ''", ""},
+	{"approvals", "credential", "TEXT NOT NULL DEFAULT ''", ""},
+	{"approvals", "agent", "TEXT NOT NULL DEFAULT ''", ""},
 	// A token's grant (grants.go): its actions (NULL: every one), its end,
 	// its standing approval of orders, and its last use.
-	{"tokens", "scopes", "TEXT"},
-	{"tokens", "expires_at", "BIGINT"},
-	{"tokens", "order_limit", "BIGINT NOT NULL DEFAULT 0"},
-	{"tokens", "day_limit", "BIGINT NOT NULL DEFAULT 0"},
-	{"tokens", "last_used_at", "BIGINT"},
-	{"tokens", "last_agent", "TEXT NOT NULL DEFAULT ''"},
-	{"orders", "token_id", "BIGINT"},
+	{"tokens", "scopes", "TEXT", ""},
+	{"tokens", "expires_at", "BIGINT", ""},
+	{"tokens", "order_limit", "BIGINT NOT NULL DEFAULT 0", ""},
+	{"tokens", "day_limit", "BIGINT NOT NULL DEFAULT 0", ""},
+	{"tokens", "last_used_at", "BIGINT", ""},
+	{"tokens", "last_agent", "TEXT NOT NULL DEFAULT ''", ""},
+	{"orders", "token_id", "BIGINT", ""},
 	// When a cart was made, Unix seconds, so that guest carts whose
-	// cookie has expired are forgotten (carts_sweep.go); NULL for a cart
-	// made before the column.
-	{"carts", "created_at", "BIGINT"},
+	// cookie has expired are forgotten (sweeps.go). The carts of a
+	// database made before are dated when the column is added: they live
+	// a cookie's lifetime from then.
+	{"carts", "created_at", "BIGINT", "UPDATE carts SET created_at = %d"},
 }
 
 // addColumns adds the columns an older database lacks. Both databases
@@ -139,9 +140,26 @@ func addColumns(ctx context.Context, db *sql.DB) error {
 		if _, err := db.ExecContext(ctx, `ALTER TABLE `+c.table+` ADD COLUMN `+c.column+` `+c.decl); err != nil {
 			return fmt.Errorf("adding %s.%s: %w", c.table, c.column, err)
 		}
+		if c.fill == "" {
+			continue
+		}
+		if _, err := db.ExecContext(ctx, fmt.Sprintf(c.fill, time.Now().Unix())); err != nil {
+			return fmt.Errorf("filling %s.%s: %w", c.table, c.column, err)
+		}
+	}
+	// Indexes on added columns, once they are there.
+	if _, err := db.ExecContext(ctx, columnIndexes); err != nil {
+		return fmt.Errorf("indexing added columns: %w", err)
 	}
 	return nil
 }
+
+// columnIndexes index added columns: the guest carts' sweep finds the
+// old ones by their age (a partial index: a person's cart is never swept,
+// and is not in it).
+const columnIndexes = `
+CREATE INDEX IF NOT EXISTS guest_carts_by_age ON carts (created_at) WHERE guest_hash IS NOT NULL;
+`
 
 const schemaSQL = `
 CREATE TABLE IF NOT EXISTS products (

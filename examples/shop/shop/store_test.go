@@ -2,6 +2,7 @@ package shop_test
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -290,8 +291,7 @@ func TestStore_ExpiredSessionsForgotten(t *testing.T) {
 // TestStore_AbandonedGuestCartsForgotten checks that a guest's add clears
 // the guest carts nobody can reach any more (made longer ago than their
 // cookie lives), with their lines, and nothing else: a recent guest cart,
-// a cart made before carts were dated (which is dated now), and a
-// signed-in person's cart, however old.
+// a cart with no date, and a signed-in person's cart, however old.
 func TestStore_AbandonedGuestCartsForgotten(t *testing.T) {
 	onEachDatabase(t, func(t *testing.T, dsn string) {
 		ctx := context.Background()
@@ -330,7 +330,7 @@ func TestStore_AbandonedGuestCartsForgotten(t *testing.T) {
 			time.Sleep(20 * time.Millisecond)
 		}
 		var left []string
-		rows, err := db.QueryContext(ctx, `SELECT coalesce(guest_hash, 'user') FROM carts WHERE created_at IS NOT NULL ORDER BY 1`)
+		rows, err := db.QueryContext(ctx, `SELECT coalesce(guest_hash, 'user') FROM carts ORDER BY 1`)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -341,7 +341,7 @@ func TestStore_AbandonedGuestCartsForgotten(t *testing.T) {
 		}
 		rows.Close()
 		if got := strings.Join(left, ","); got != "new-guest,recent,undated,user" {
-			t.Errorf("carts left, dated: %s; want new-guest,recent,undated,user", got)
+			t.Errorf("carts left: %s; want new-guest,recent,undated,user", got)
 		}
 		if n := count(`SELECT COUNT(*) FROM cart_items WHERE cart_id NOT IN (SELECT id FROM carts)`); n != 0 {
 			t.Errorf("%d lines of deleted carts left", n)
@@ -351,6 +351,39 @@ func TestStore_AbandonedGuestCartsForgotten(t *testing.T) {
 		}
 		if n, err := s.ForgetAbandonedGuestCarts(ctx); n != 0 || err != nil {
 			t.Errorf("again: %d %v", n, err)
+		}
+	})
+}
+
+// TestOpen_DatesTheCartsOfAnOlderDatabase opens a database made before
+// carts were dated: its carts get the time of the upgrade, so that a
+// guest's cart lives a cookie's lifetime from then rather than being
+// taken for an old one, or never swept.
+func TestOpen_DatesTheCartsOfAnOlderDatabase(t *testing.T) {
+	onEachDatabase(t, func(t *testing.T, dsn string) {
+		ctx := context.Background()
+		db, _ := openStore(t, dsn)
+		for _, q := range []string{
+			`DROP INDEX guest_carts_by_age`,
+			`ALTER TABLE carts DROP COLUMN created_at`,
+			`INSERT INTO carts (guest_hash) VALUES ('from-before')`,
+		} {
+			if _, err := db.ExecContext(ctx, q); err != nil {
+				t.Fatal(q, err)
+			}
+		}
+		db.Close()
+		before := time.Now().Unix()
+		db, s := openStore(t, dsn)
+		var created sql.NullInt64
+		if err := db.QueryRowContext(ctx, `SELECT created_at FROM carts WHERE guest_hash = 'from-before'`).Scan(&created); err != nil {
+			t.Fatal(err)
+		}
+		if !created.Valid || created.Int64 < before || created.Int64 > time.Now().Unix() {
+			t.Errorf("the older cart is dated %v, want the upgrade's time (from %d)", created, before)
+		}
+		if n, err := s.ForgetAbandonedGuestCarts(ctx); n != 0 || err != nil {
+			t.Errorf("the sweep after the upgrade: %d carts, %v", n, err)
 		}
 	})
 }

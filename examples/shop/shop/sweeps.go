@@ -41,18 +41,13 @@ func (s *Store) ForgetExpiredSessions(ctx context.Context) (int, error) {
 // lines) made longer ago than a guest's cart cookie lives, and returns
 // how many: nobody can reach them any more. A guest who signs in has
 // their cart merged into their account's first, so what is deleted is
-// only carts left behind. Carts made before the store recorded when
-// (created_at is NULL) are dated now, and so live a cookie's lifetime
-// from the first sweep. A guest's first add to a cart runs it, at most
-// once every sweepEvery; an operator may run it too.
+// only carts left behind; a cart with no date is kept. A guest's add to a
+// cart runs it, at most once every sweepEvery; an operator may run it
+// too.
 func (s *Store) ForgetAbandonedGuestCarts(ctx context.Context) (int, error) {
-	now := s.now()
-	if _, err := s.db.ExecContext(ctx, `UPDATE carts SET created_at = ? WHERE created_at IS NULL`, now.Unix()); err != nil {
-		return 0, fmt.Errorf("dating carts: %w", err)
-	}
 	res, err := s.db.ExecContext(ctx, `DELETE FROM carts WHERE id IN (
 		SELECT id FROM carts WHERE guest_hash IS NOT NULL AND created_at < ? LIMIT `+fmt.Sprint(sweepBatch)+`)`,
-		now.Add(-guestCartLifetime).Unix())
+		s.now().Add(-guestCartLifetime).Unix())
 	if err != nil {
 		return 0, fmt.Errorf("forgetting abandoned guest carts: %w", err)
 	}
