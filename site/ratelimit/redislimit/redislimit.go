@@ -125,7 +125,12 @@ func (l *Limiter) Allow(ctx context.Context, key string, lim ratelimit.Limit) (r
 	default:
 		return ratelimit.Decision{}, ErrBusy
 	}
+	// The decision cancels the script's context when it returns, never
+	// the script's goroutine: a goroutine that cancelled after answering
+	// made both cases below ready at once, and select took a fast answer
+	// for a timeout about half the time.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), l.opts.Timeout)
+	defer cancel()
 	type answer struct {
 		res []int64
 		err error
@@ -133,7 +138,6 @@ func (l *Limiter) Allow(ctx context.Context, key string, lim ratelimit.Limit) (r
 	done := make(chan answer, 1)
 	go func() {
 		defer func() { <-l.pending }()
-		defer cancel()
 		res, err := gcra.Run(ctx, l.rdb, []string{l.opts.Prefix + key}, interval.Microseconds(), (interval * time.Duration(burst)).Microseconds()).Int64Slice()
 		done <- answer{res, err}
 	}()

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -131,5 +132,41 @@ func TestRedis_AHungServerCostsOnlyTheTimeout(t *testing.T) {
 	}
 	if _, err := l.Allow(context.Background(), "k", lim); !errors.Is(err, redislimit.ErrBusy) {
 		t.Errorf("past MaxPending: %v", err)
+	}
+}
+
+// instantRedis answers every script call at once, as a Redis on loopback
+// can before the caller is even waiting for it.
+type instantRedis struct{ redis.Scripter }
+
+func (instantRedis) EvalSha(ctx context.Context, _ string, _ []string, _ ...any) *redis.Cmd {
+	return redis.NewCmdResult([]any{int64(1), int64(0)}, nil)
+}
+
+// An answer that comes quickly is an answer: the decision must never be
+// taken for a timeout because the call's context ended with it. It was:
+// the script's goroutine cancelled the context right after answering, and
+// the decision picked at random between the two, failing about half the
+// fast calls (seen once in CI under the race detector).
+func TestRedis_AFastAnswerIsNoTimeout(t *testing.T) {
+	l := redislimit.New(instantRedis{}, &redislimit.Options{Timeout: time.Minute, MaxPending: 1 << 16})
+	lim := ratelimit.Limit{Rate: 1000, Per: time.Second, Burst: 1000}
+	// Many callers at once, so that the script's goroutine often runs
+	// before its caller waits: the window of the bug.
+	const callers, calls = 16, 2000
+	var failed atomic.Int64
+	var wg sync.WaitGroup
+	for range callers {
+		wg.Go(func() {
+			for range calls {
+				if _, err := l.Allow(context.Background(), "k", lim); err != nil {
+					failed.Add(1)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if n := failed.Load(); n > 0 {
+		t.Errorf("%d of %d answered decisions failed as timeouts", n, callers*calls)
 	}
 }
