@@ -201,18 +201,7 @@ const (
 // sweepIfDue starts ForgetExpired, beside the writer (a repeat may be
 // waiting for its deltas), if it has not run for sweepEvery.
 func (k *IdempotencyKeys) sweepIfDue() {
-	now := k.s.now()
-	last := k.swept.Load()
-	if now.Sub(time.UnixMilli(last)) < sweepEvery || !k.swept.CompareAndSwap(last, now.UnixMilli()) {
-		return
-	}
-	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if _, err := k.ForgetExpired(ctx); err != nil {
-			slog.Error("shop: forgetting expired idempotency keys", "err", err)
-		}
-	}()
+	k.s.sweepIfDue(&k.swept, "forgetting expired idempotency keys", k.ForgetExpired)
 }
 
 // deltaWriter writes finished calls' deltas in batches, shortly after
