@@ -3,9 +3,9 @@ package site
 import (
 	"net/http"
 	"net/url"
-	"strings"
 	"time"
 
+	"github.com/affordances-go/affordances/internal/route"
 	"github.com/affordances-go/affordances/protocol"
 	"github.com/affordances-go/affordances/site/approval"
 )
@@ -142,7 +142,8 @@ func (s *Site) AllActions() []protocol.IndexRoute {
 // its path values. The page is found by the site's own ServeMux of
 // patterns (the one that checked them at registration), so that a path
 // matches the page it would match as a request, by the same rules of
-// precedence; nothing is served to find it.
+// precedence; nothing is served to find it. The path values are read as
+// the mux reads them (route.PathValues).
 func (s *Site) route(hr *http.Request, path, method string) (*Page, *http.Request) {
 	u, err := url.Parse(path)
 	if err != nil || u.Scheme != "" || u.Host != "" || len(u.Path) == 0 || u.Path[0] != '/' {
@@ -161,7 +162,7 @@ func (s *Site) route(hr *http.Request, path, method string) (*Page, *http.Reques
 		return nil, nil // no page, or a path the mux would redirect (unclean, a mount's)
 	}
 	r.Pattern = ref.pattern
-	if !setPathValues(r, ref.pattern) {
+	if !route.PathValues(ref.pattern, r.URL.EscapedPath(), r.SetPathValue) {
 		return nil, nil
 	}
 	return ref.Page, r
@@ -172,38 +173,6 @@ func (s *Site) route(hr *http.Request, path, method string) (*Page, *http.Reques
 type pageRef struct{ *Page }
 
 func (pageRef) ServeHTTP(w http.ResponseWriter, r *http.Request) { http.NotFound(w, r) }
-
-// setPathValues sets on r the values of the wildcards of pattern, a
-// pattern the mux matched r's path with, as the mux does when it serves:
-// each {name} is its segment, unescaped; a final {name...} is the rest of
-// the path, unescaped. It reports false for a path that does not have
-// the pattern's segments (it cannot happen for a match).
-func setPathValues(r *http.Request, pattern string) bool {
-	path := r.URL.EscapedPath()
-	for seg := range strings.SplitSeq(strings.TrimPrefix(pattern, "/"), "/") {
-		path = strings.TrimPrefix(path, "/")
-		name, isWild := strings.CutPrefix(seg, "{")
-		name, _ = strings.CutSuffix(name, "}")
-		var value string
-		switch {
-		case !isWild || name == "$":
-			_, path, _ = strings.Cut(path, "/")
-			path = "/" + path
-			continue
-		case strings.HasSuffix(name, "..."):
-			name, value, path = strings.TrimSuffix(name, "..."), path, ""
-		default:
-			value, path, _ = strings.Cut(path, "/")
-			path = "/" + path
-		}
-		v, err := url.PathUnescape(value)
-		if err != nil {
-			return false
-		}
-		r.SetPathValue(name, v)
-	}
-	return true
-}
 
 // freeze ends registration: the first request, or the first use of the
 // site by another transport, does it.

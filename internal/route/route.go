@@ -6,6 +6,7 @@ package route
 
 import (
 	"fmt"
+	"net/url"
 	"regexp"
 	"strings"
 	"unicode"
@@ -138,4 +139,35 @@ func FromPattern(pattern string) (string, error) {
 			b.WriteString("[" + name + "]")
 		}
 	}
+}
+
+// PathValues returns the values of a ServeMux pattern's wildcards in a
+// path the pattern matched (escaped, as URL.EscapedPath gives it), as the
+// mux gives them to its handlers: each {name} is its segment, unescaped;
+// a final {name...} is the rest of the path, unescaped. set is called
+// once per wildcard, in order. It reports false for a segment that does
+// not unescape (a mux would not have matched it).
+func PathValues(pattern, escapedPath string, set func(name, value string)) bool {
+	path := escapedPath
+	for seg := range strings.SplitSeq(strings.TrimPrefix(pattern, "/"), "/") {
+		path = strings.TrimPrefix(path, "/")
+		name, isWild := strings.CutPrefix(seg, "{")
+		name, _ = strings.CutSuffix(name, "}")
+		var value string
+		switch {
+		case !isWild || name == "$":
+			_, path, _ = strings.Cut(path, "/")
+			continue
+		case strings.HasSuffix(name, "..."):
+			name, value, path = strings.TrimSuffix(name, "..."), path, ""
+		default:
+			value, path, _ = strings.Cut(path, "/")
+		}
+		v, err := url.PathUnescape(value)
+		if err != nil {
+			return false
+		}
+		set(name, v)
+	}
+	return true
 }

@@ -64,3 +64,26 @@ func TestFromPattern(t *testing.T) {
 		t.Error("an unclosed { was accepted")
 	}
 }
+
+func TestPathValues(t *testing.T) {
+	for _, c := range []struct{ pattern, path, want string }{
+		{"/{$}", "/", ""},
+		{"/products/{slug}", "/products/tee", "slug=tee;"},
+		{"/products/{slug}", "/products/a%2Fb%20c", "slug=a/b c;"},
+		{"/products/{slug}/reviews/{$}", "/products/tee/reviews/", "slug=tee;"},
+		{"/a/{x}/b/{y}", "/a/1/b/2", "x=1;y=2;"},
+		{"/files/{rest...}", "/files/a/b%20c/d", "rest=a/b c/d;"},
+		{"/files/{rest...}", "/files/", "rest=;"},
+	} {
+		got := ""
+		if !PathValues(c.pattern, c.path, func(n, v string) { got += n + "=" + v + ";" }) {
+			t.Errorf("%s %s: not matched", c.pattern, c.path)
+		}
+		if got != c.want {
+			t.Errorf("%s %s: %q, want %q", c.pattern, c.path, got, c.want)
+		}
+	}
+	if PathValues("/p/{x}", "/p/%zz", func(string, string) {}) {
+		t.Error("a segment that does not unescape was taken")
+	}
+}
