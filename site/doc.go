@@ -125,10 +125,10 @@
 // the one decision. A door hands the pipeline two things: who calls,
 // found once from its request (the caller, the client's address behind
 // trusted proxies, and what the request says of its Origin, as data), and
-// the call it decoded; no step reads a header. Only a form posted in the person's own
-// cookie session, with the site's Origin, is the person acting; any other
-// caller of a confirm action is an agent, and the person approves on the
-// site.
+// the call it decoded; no step reads a header. Only a form posted in the
+// person's own cookie session, with the site's Origin, is the person
+// acting; any other caller of a confirm action is an agent, and the
+// person approves on the site.
 //
 // # The map of the package
 //

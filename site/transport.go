@@ -175,8 +175,13 @@ type pageRef struct{ *Page }
 func (pageRef) ServeHTTP(w http.ResponseWriter, r *http.Request) { http.NotFound(w, r) }
 
 // freeze ends registration: the first request, or the first use of the
-// site by another transport, does it.
-func (s *Site) freeze() { s.started.Store(true) }
+// site by another transport, does it. Later calls only read the flag, so
+// that the doors that call it per request do not write a shared word.
+func (s *Site) freeze() {
+	if !s.started.Load() {
+		s.started.Store(true)
+	}
+}
 
 // MaxBodyBytes returns the limit on the body of a call (Options.MaxBodyBytes
 // with its default), for a door that reads bodies of its own, so that
