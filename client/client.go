@@ -355,7 +355,7 @@ func (c *Client) postKey(ctx context.Context, pageURL string, call protocol.Call
 		}
 		req.Header.Set("Content-Type", protocol.MediaType)
 		req.Header.Set("Accept", protocol.MediaType)
-		req.Header.Set(IdempotencyHeader, key)
+		req.Header.Set(protocol.IdempotencyHeader, key)
 		if c.opts.Token == "" {
 			// A call that rides on cookies comes from the site's own
 			// origin, as a browser on the site would send it.

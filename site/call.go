@@ -118,7 +118,7 @@ func (s *Site) execute(h http.Header, w who, p *Page, transport Transport, decod
 	}
 	c.settleIdempotency(out, e != nil)
 	if out != nil && out.replayed {
-		h.Set(ReplayedHeader, "true")
+		h.Set(protocol.ReplayedHeader, "true")
 	}
 	if e != nil {
 		e.setHeaders(h)

@@ -126,7 +126,7 @@ func BenchmarkCall(b *testing.B) {
 				r.Header.Set("Content-Type", protocol.MediaType)
 				if c.keyed {
 					n++
-					r.Header.Set(site.IdempotencyHeader, "k"+strconv.Itoa(n))
+					r.Header.Set(protocol.IdempotencyHeader, "k"+strconv.Itoa(n))
 				}
 				w := httptest.NewRecorder()
 				c.h.ServeHTTP(w, r)

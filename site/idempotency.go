@@ -35,13 +35,6 @@ import (
 // committed): a retry then finds the key committed and is told so, and
 // nothing runs twice.
 
-// IdempotencyHeader is the header that carries a call's key.
-const IdempotencyHeader = "Idempotency-Key"
-
-// ReplayedHeader is set to "true" on the answer of a call that replays a
-// key's stored outcome.
-const ReplayedHeader = "Idempotent-Replayed"
-
 type idemKey struct{}
 
 // IdempotencyOf returns the key the call running with ctx holds, if it
@@ -65,7 +58,7 @@ func (c *call) idempotency() *Error {
 	if c.idemKey == "" {
 		return nil
 	}
-	if !idempotency.ValidKey(c.idemKey) {
+	if !protocol.ValidIdempotencyKey(c.idemKey) {
 		return newError(protocol.CodeInvalidInput, "the Idempotency-Key must be 1 to 255 visible ASCII characters")
 	}
 	c.idem = &idempotency.Claim{Scope: c.callerKey(), Key: c.idemKey, Claim: approval.NewID(), Fingerprint: c.fingerprint(),
@@ -173,7 +166,7 @@ func (c *call) settleIdempotency(out *outcome, failed bool) {
 // one that is empty, are refused as an invalid key: the client meant to
 // send one, and its call must not run unprotected.
 func idempotencyKeyOf(hr *http.Request) string {
-	vs := hr.Header.Values(IdempotencyHeader)
+	vs := hr.Header.Values(protocol.IdempotencyHeader)
 	switch {
 	case len(vs) == 0:
 		return ""

@@ -189,7 +189,7 @@ func TestIdempotency_ReplayIsTheFirstAnswer(t *testing.T) {
 	if first.Body.String() != again.Body.String() {
 		t.Errorf("the replay is not the first answer:\nfirst  %s\nreplay %s", first.Body, again.Body)
 	}
-	if again.Header().Get(site.ReplayedHeader) != "true" {
+	if again.Header().Get(protocol.ReplayedHeader) != "true" {
 		t.Errorf("the replay is not marked")
 	}
 }

@@ -9,7 +9,6 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/affordances-go/affordances/protocol"
-	"github.com/affordances-go/affordances/site/idempotency"
 )
 
 // Door is what a confirmation needs of the MCP door it runs in: the site's
@@ -93,7 +92,7 @@ func metaKey(meta sdk.Meta) (string, *protocol.Error) {
 	if !ok {
 		return "", nil
 	}
-	if k, _ := v.(string); idempotency.ValidKey(k) {
+	if k, _ := v.(string); protocol.ValidIdempotencyKey(k) {
 		return k, nil
 	}
 	return "", &protocol.Error{Code: protocol.CodeInvalidInput,

@@ -31,20 +31,18 @@ func Example() {
 	call := func(key, body string) {
 		r := httptest.NewRequest("POST", "/counter", strings.NewReader(body))
 		r.Header.Set("Content-Type", protocol.MediaType)
-		r.Header.Set(site.IdempotencyHeader, key)
+		r.Header.Set(protocol.IdempotencyHeader, key)
 		w := httptest.NewRecorder()
 		s.ServeHTTP(w, r)
-		fmt.Println(w.Code, w.Header().Get(site.ReplayedHeader), strings.TrimSpace(w.Body.String()))
+		fmt.Println(w.Code, w.Header().Get(protocol.ReplayedHeader), strings.TrimSpace(w.Body.String()))
 	}
 	call("order-1", `{"action":"add","input":{"n":2}}`)
 	call("order-1", `{"action":"add","input":{"n":2}}`) // a retry: nothing runs again
 	call("order-1", `{"action":"add","input":{"n":5}}`) // another call under the same key
 	fmt.Println("total:", total)
-	fmt.Println(idempotency.ValidKey("order-1"), idempotency.ValidKey("two words"))
 	// Output:
 	// 200  {"ok":true,"message":"total 2"}
 	// 200 true {"ok":true,"message":"total 2"}
 	// 409  {"ok":false,"error":{"code":"unavailable","message":"this Idempotency-Key was used for another call: use a new key for a new call"}}
 	// total: 2
-	// true false
 }

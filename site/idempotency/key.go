@@ -6,20 +6,6 @@ import (
 	"encoding/json"
 )
 
-// ValidKey reports whether k can be an Idempotency-Key: 1 to 255 visible
-// ASCII characters. A door refuses any other key before the call runs.
-func ValidKey(k string) bool {
-	if k == "" || len(k) > 255 {
-		return false
-	}
-	for i := 0; i < len(k); i++ {
-		if k[i] < 0x21 || k[i] > 0x7e {
-			return false
-		}
-	}
-	return true
-}
-
 // Fingerprint is what makes two calls under one key the same call: the
 // page's path, the action, the input as the door decoded it, confirm and
 // the approval, hashed (hex SHA-256 of their JSON). A repeat with another

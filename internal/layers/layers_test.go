@@ -1,0 +1,101 @@
+// Package layers holds no code: its test keeps the rules of the house in
+// design.md, read from the import lines of the library's own Go files, so
+// that an import that runs back up fails here rather than in a review.
+package layers_test
+
+import (
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/affordances-go/affordances/"
+
+// imports returns, for each file under dir (tests left out, and the
+// nested modules examples/ and bench/ too), the project's packages it
+// imports, as paths from the repository's root.
+func imports(t *testing.T, dir string) map[string][]string {
+	t.Helper()
+	out := map[string][]string{}
+	err := filepath.WalkDir(filepath.Join("..", "..", dir), func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "testdata" || d.Name() == "examples" || d.Name() == "bench") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(filepath.Join("..", ".."), path)
+		for _, im := range f.Imports {
+			p, _ := strconv.Unquote(im.Path.Value)
+			if own, ok := strings.CutPrefix(p, module); ok {
+				out[filepath.ToSlash(rel)] = append(out[filepath.ToSlash(rel)], own)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out) == 0 && dir != "protocol" {
+		t.Fatalf("no file under %s imports the project: is the walk reading the tree?", dir)
+	}
+	return out
+}
+
+// below reports whether pkg is one of the given layers (a path prefix).
+func below(pkg string, layers ...string) bool {
+	for _, l := range layers {
+		if pkg == l || strings.HasPrefix(pkg, l+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// TestProtocolIsTheGround: protocol imports nothing of the project.
+func TestProtocolIsTheGround(t *testing.T) {
+	for file, pkgs := range imports(t, "protocol") {
+		for _, p := range pkgs {
+			t.Errorf("%s imports %s: protocol is the bottom of the house", file, p)
+		}
+	}
+}
+
+// TestInternalImportsNothingAbove: the internal packages are the
+// mechanics under site, client and the tools; they may use protocol, the
+// schemas generated from it and each other, never a package that builds
+// on them.
+func TestInternalImportsNothingAbove(t *testing.T) {
+	for file, pkgs := range imports(t, "internal") {
+		for _, p := range pkgs {
+			if !below(p, "protocol", "schemas", "internal") {
+				t.Errorf("%s imports %s, a package above internal/", file, p)
+			}
+		}
+	}
+}
+
+// TestSiteAndClientApart: the server library and the agent library stand
+// beside each other; neither imports the other.
+func TestSiteAndClientApart(t *testing.T) {
+	for _, c := range []struct{ dir, never string }{{"site", "client"}, {"client", "site"}} {
+		for file, pkgs := range imports(t, c.dir) {
+			for _, p := range pkgs {
+				if below(p, c.never) {
+					t.Errorf("%s imports %s", file, p)
+				}
+			}
+		}
+	}
+}
