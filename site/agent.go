@@ -9,7 +9,6 @@ import (
 	"github.com/affordances-go/affordances/internal/schema"
 	"github.com/affordances-go/affordances/internal/strictjson"
 	"github.com/affordances-go/affordances/protocol"
-	"github.com/affordances-go/affordances/site/approval"
 )
 
 // maxDepth bounds the nesting of a call body.
@@ -65,7 +64,7 @@ func (d *decoded) parseCall(body []byte) *Error {
 		if !isString {
 			d.invalid = "approval must be a string: the id of the person's approval"
 		}
-		d.approvalID = approval.IDOf(id)
+		d.approvalID = approvalID(id)
 	}
 	// confirm is optional, but when present it must be a boolean: null or
 	// any other value is invalid input.
@@ -86,7 +85,7 @@ func (d *decoded) takeCall(in Call) *Error {
 	if in.Action == "" {
 		return newError(protocol.CodeInvalidInput, "the call names no action")
 	}
-	d.name, d.confirm, d.approvalID = in.Action, in.Confirm, approval.IDOf(in.Approval)
+	d.name, d.confirm, d.approvalID = in.Action, in.Confirm, approvalID(in.Approval)
 	d.confirmedBasis = in.Basis
 	if in.IdempotencyKey != "" {
 		d.idemKey = in.IdempotencyKey

@@ -2,9 +2,11 @@ package site_test
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"sync"
@@ -13,6 +15,7 @@ import (
 
 	"github.com/affordances-go/affordances/protocol"
 	"github.com/affordances-go/affordances/site"
+	"github.com/affordances-go/affordances/site/approval"
 	"github.com/affordances-go/affordances/site/sitetest"
 )
 
@@ -54,15 +57,16 @@ var approvalAuth = site.AuthFunc(func(r *http.Request) (site.Caller, error) {
 })
 
 func newApprovalShop(t *testing.T, ttl time.Duration) *approvalShop {
-	return newApprovalShopWith(t, site.Options{ApprovalTTL: ttl})
+	return newApprovalShopWith(t, site.Options{}, ttl)
 }
 
 // newApprovalShopWith is newApprovalShop with more options.
-func newApprovalShopWith(t *testing.T, o site.Options) *approvalShop {
+func newApprovalShopWith(t *testing.T, o site.Options, ttl time.Duration) *approvalShop {
 	sh := &approvalShop{items: 2}
-	o.Auth, o.SignInURL = approvalAuth, "/login"
+	o.Auth = approvalAuth
 	o.Logger, o.AuditLogger = slog.New(slog.DiscardHandler), slog.New(slog.DiscardHandler)
 	s := site.New(o)
+	approval.Mount(s, &approval.Options{TTL: ttl, SignInURL: "/login", Logger: o.Logger})
 	p := s.Page("/checkout", site.PageOptions{View: shopView, Load: func(r *site.Request) (*site.State, error) {
 		sh.mu.Lock()
 		defer sh.mu.Unlock()
@@ -132,6 +136,20 @@ func TestApproval_TheHappyPath(t *testing.T) {
 	status := c.Get(u, sitetest.Header("Authorization", "Bearer agent-a", "Accept", "application/json"))
 	if !strings.Contains(status.Body.String(), `"state":"approved"`) {
 		t.Errorf("status for the agent: %s", status.Body)
+	}
+	// A door that waits for the decision (MCP) reads it by the page's URL.
+	as := func(token string) *http.Request {
+		r := httptest.NewRequest("GET", "/mcp", nil)
+		r.Header.Set("Authorization", "Bearer "+token)
+		return r
+	}
+	if st, err := sh.site.ApprovalStatus(as("agent-a"), "https://shop.example"+u+"/"); st != "approved" || err != nil {
+		t.Errorf("ApprovalStatus for the agent that asked: %q %v", st, err)
+	}
+	for _, other := range []string{"agent-a2", "agent-b"} { // another credential of the account; another account
+		if st, err := sh.site.ApprovalStatus(as(other), u); !errors.Is(err, site.ErrApprovalNotFound) {
+			t.Errorf("ApprovalStatus for %s: %q %v", other, st, err)
+		}
 	}
 	if code, _, _ := ask(t, c, "agent-a", "gift", u); code != "ok" || sh.ran() != 1 {
 		t.Fatalf("the approved call: %s, ran %d", code, sh.ran())

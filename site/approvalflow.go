@@ -1,24 +1,21 @@
 package site
 
-import (
-	"net/http"
-	"time"
+import "github.com/affordances-go/affordances/protocol"
 
-	"github.com/affordances-go/affordances/protocol"
-	"github.com/affordances-go/affordances/site/approval"
-)
-
-// Approvals, an extension of v0, are described in package site/approval,
-// which holds their data, their store and the page where the person
-// decides; this file is their part of the pipeline (step 6).
+// Approvals, an extension of v0, are package site/approval's: their data,
+// their stores and the page where the person decides, plugged in as the
+// site's [Approvals]. This file is their part of the pipeline (step 6).
 
 // checkApproval is step 6 for an action with approval, called by an agent:
 // nothing runs unless the call brings, with confirm: true, an approval the
-// person gave for exactly this call and summary (the site's approval.Desk
+// person gave for exactly this call and summary (the site's [Approvals]
 // decides). Every refusal is confirm_required with a message that says
 // which, and the page of an approval: a new one, or the one still pending.
 func (c *call) checkApproval(summary string) *Error {
-	used, ask, err := c.site.approvals.Admit(c.r.Context(), c.approvalID, c.confirm, c.approvalFor(summary), time.Now())
+	if c.site.approvals == nil {
+		return c.noApprovals()
+	}
+	basis, ask, err := c.site.approvals.Admit(c.r.Context(), c.approvalFor(summary), c.approvalID, c.confirm)
 	if err != nil {
 		c.site.opts.Logger.ErrorContext(c.r.Context(), "affordances: checking an approval", "err", err)
 		return newInternalError()
@@ -26,7 +23,7 @@ func (c *call) checkApproval(summary string) *Error {
 	if ask != nil {
 		return c.asked(summary, ask)
 	}
-	c.r.approved = &approvedCall{basis: used.Basis}
+	c.r.approved = &approvedCall{basis: basis}
 	return nil
 }
 
@@ -63,18 +60,21 @@ func (c *call) outsideGrant() *Error {
 
 // approvalFor describes this call as an approval asked for it would:
 // whose, with which credential (and its label, for the person), on which
-// page, the action, the input's digest, and the summary and basis the
-// person reads.
-func (c *call) approvalFor(summary string) approval.Approval {
-	return approval.Approval{Account: c.r.Caller.account(), Credential: c.r.Caller.ID, Agent: c.r.Caller.Label,
-		Page: c.r.URL.Path, Action: c.act.meta.Name, Input: approval.Digest(c.value), Summary: summary, Basis: c.basis()}
+// page, the action, the input, and the summary and basis the person
+// reads.
+func (c *call) approvalFor(summary string) ApprovalCall {
+	return ApprovalCall{Account: c.r.Caller.account(), Credential: c.r.Caller.ID, Agent: c.r.Caller.Label,
+		Page: c.r.URL.Path, Action: c.act.meta.Name, Input: c.value, Summary: summary, Basis: c.basis()}
 }
 
 // askApproval asks the person for an approval of this call and answers
 // confirm_required with its page; why, when set, says what was wrong with
 // the approval the call brought.
 func (c *call) askApproval(summary, why string) *Error {
-	ask, err := c.site.approvals.Ask(c.r.Context(), c.approvalFor(summary), why, time.Now())
+	if c.site.approvals == nil {
+		return c.noApprovals()
+	}
+	ask, err := c.site.approvals.Ask(c.r.Context(), c.approvalFor(summary), why)
 	if err != nil {
 		c.site.opts.Logger.ErrorContext(c.r.Context(), "affordances: asking for an approval", "err", err)
 		return newInternalError()
@@ -86,7 +86,7 @@ func (c *call) askApproval(summary, why string) *Error {
 // for the person; how an agent proceeds (the approvalUrl, the call again
 // with the approval) is the protocol's, and each door says it in its own
 // terms.
-func (c *call) asked(summary string, ask *approval.Ask) *Error {
+func (c *call) asked(summary string, ask *ApprovalAsk) *Error {
 	msg := summary
 	switch {
 	case ask.Waiting:
@@ -95,8 +95,16 @@ func (c *call) asked(summary string, ask *approval.Ask) *Error {
 		msg = ask.Why + " Nothing ran. " + summary
 	}
 	e := newError(protocol.CodeConfirmRequired, msg)
-	e.approvalURL = c.site.opts.ApprovalPath + ask.ID
+	e.approvalURL = ask.URL
 	return e
+}
+
+// noApprovals answers a call that needs the person's approval on a site
+// that has no [Approvals] to ask: nothing runs, and the log says why.
+func (c *call) noApprovals() *Error {
+	c.site.opts.Logger.ErrorContext(c.r.Context(), "affordances: the action needs the person's approval, and the site has no Approvals: mount them (package site/approval)",
+		"route", c.page.route, "action", c.act.meta.Name)
+	return newInternalError()
 }
 
 // needsApprovals reports whether some action of the site has approval.
@@ -109,46 +117,4 @@ func (s *Site) needsApprovals() bool {
 		}
 	}
 	return false
-}
-
-// ApprovalData is what the approval page is rendered from; see
-// [approval.PageData].
-type ApprovalData = approval.PageData
-
-// approvalPage is the site's approval pages (package site/approval), fed
-// with the site's authenticator, its Origin rule and its pages' states.
-func (s *Site) approvalPage() *approval.Page {
-	return &approval.Page{
-		Store: s.opts.Approvals, View: s.opts.ApprovalView, Logger: s.opts.Logger,
-		Visitor: func(hr *http.Request) (approval.Visitor, error) {
-			r, e := s.authenticate(hr)
-			if e != nil {
-				return approval.Visitor{}, e
-			}
-			return approval.Visitor{SignedIn: r.Caller.SignedIn, Session: r.Caller.Mode == protocol.AuthCookie,
-				Account: r.Caller.account(), Request: r.Request}, nil
-		},
-		SignIn:     func(back string) string { return WithReturn(s.opts.SignInURL, back) },
-		SameOrigin: s.originAllowed,
-		PageState:  s.approvedPageState,
-	}
-}
-
-// approvedPageState loads the page an approval is for, as the person
-// would see it, or nil.
-func (s *Site) approvedPageState(hr *http.Request, path string) (any, map[string]any) {
-	p, phr := s.route(hr, path, http.MethodGet)
-	if p == nil {
-		return nil, nil
-	}
-	pr, e := s.authenticate(phr)
-	if e != nil {
-		return nil, nil
-	}
-	st, le := p.loadState(pr)
-	if le != nil || st == nil {
-		return nil, nil
-	}
-	st.loadAll()
-	return st, st.entities
 }

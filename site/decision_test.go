@@ -12,6 +12,7 @@ import (
 
 	"github.com/affordances-go/affordances/protocol"
 	"github.com/affordances-go/affordances/site"
+	"github.com/affordances-go/affordances/site/approval"
 	"github.com/affordances-go/affordances/site/inspector"
 	"github.com/affordances-go/affordances/site/sitetest"
 )
@@ -64,6 +65,7 @@ func TestDecision_TheSameThroughEveryDoor(t *testing.T) {
 			return site.Caller{}, nil
 		})})
 	inspector.Mount(s)
+	approval.Mount(s, nil)
 	p := s.Page("/p", site.PageOptions{})
 	for _, a := range []struct {
 		name     string

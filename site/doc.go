@@ -159,8 +159,10 @@
 //
 // Its extensions of v0:
 //
+//	approvals.go           what step 6 asks of approvals (site/approval
+//	                       implements it and plugs in with approval.Mount)
 //	approvalflow.go,       approvals and standing grants in the pipeline
-//	approved.go            (their data, store and pages: site/approval)
+//	approved.go
 //	idempotency.go         Idempotency-Keys (their stores: site/idempotency)
 //
 // What is mechanics rather than policy lives in internal packages: which

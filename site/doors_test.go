@@ -17,6 +17,7 @@ import (
 
 	"github.com/affordances-go/affordances/protocol"
 	"github.com/affordances-go/affordances/site"
+	"github.com/affordances-go/affordances/site/approval"
 	"github.com/affordances-go/affordances/site/inspector"
 	"github.com/affordances-go/affordances/site/sitetest"
 )
@@ -78,7 +79,7 @@ func TestApproval_WhateverTheDoor(t *testing.T) {
 	for _, d := range doors {
 		for _, who := range callers {
 			t.Run(d.name+"/"+who.name, func(t *testing.T) {
-				sh := newApprovalShopWith(t, site.Options{})
+				sh := newApprovalShopWith(t, site.Options{}, 0)
 				inspector.Mount(sh.site)
 				c := sitetest.New(t, sh.site)
 				status := d.send(c, who.hdr...)
@@ -277,6 +278,7 @@ func (basisInput) Basis(r *site.Request, st *site.State) string {
 func newBasisShop(t *testing.T, between func(*basisShop)) *basisShop {
 	sh := &basisShop{cart: []string{"HOOD-GRE-S"}}
 	s := site.New(site.Options{Auth: approvalAuth, Logger: slog.New(slog.DiscardHandler), AuditLogger: slog.New(slog.DiscardHandler)})
+	approval.Mount(s, nil)
 	p := s.Page("/checkout", site.PageOptions{View: shopView, Load: func(r *site.Request) (*site.State, error) {
 		sh.mu.Lock()
 		defer sh.mu.Unlock()

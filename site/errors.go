@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/affordances-go/affordances/protocol"
-	"github.com/affordances-go/affordances/site/approval"
 )
 
 // Error is a failure that answers with one of the protocol's error codes.
@@ -97,7 +96,7 @@ func (e *Error) delta() protocol.Delta {
 	if e.code == protocol.CodeConfirmRequired {
 		d.RepeatWith = &protocol.Repeat{Confirm: true}
 		if e.approvalURL != "" {
-			d.RepeatWith.Approval = approval.IDOf(e.approvalURL)
+			d.RepeatWith.Approval = approvalID(e.approvalURL)
 		}
 	}
 	return d

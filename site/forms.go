@@ -13,7 +13,6 @@ import (
 	"github.com/affordances-go/affordances/internal/htmlform"
 	"github.com/affordances-go/affordances/internal/schema"
 	"github.com/affordances-go/affordances/protocol"
-	"github.com/affordances-go/affordances/site/approval"
 )
 
 // FlashCookie is the cookie that carries the outcome of a successful form
@@ -128,7 +127,7 @@ func (d *decoded) parseForm(values url.Values) *Error {
 	d.confirm = values.Get(FormConfirmField) == "true"
 	d.personActs = true
 	d.confirmedBasis = values.Get(FormBasisField)
-	d.approvalID = approval.IDOf(values.Get(FormApprovalField))
+	d.approvalID = approvalID(values.Get(FormApprovalField))
 	fields := formFields{}
 	for k, v := range values {
 		if !strings.HasPrefix(k, "_") {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/affordances-go/affordances/protocol"
 	"github.com/affordances-go/affordances/site"
+	"github.com/affordances-go/affordances/site/approval"
 	"github.com/affordances-go/affordances/site/sitetest"
 )
 
@@ -43,6 +44,7 @@ func grantsSite(t *testing.T) (*sitetest.Client, *sitetest.Client, *int) {
 			return ok && r.Caller.ID == "t1" && action == "placeOrder" && o.Total <= 50
 		}),
 	})
+	approval.Mount(s, nil)
 	p := s.Page("/shop", site.PageOptions{Description: "a shop", Load: func(*site.Request) (*site.State, error) {
 		mu.Lock()
 		defer mu.Unlock()

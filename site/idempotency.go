@@ -2,12 +2,13 @@ package site
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/base64"
 	"encoding/json"
 	"net/http"
 	"time"
 
 	"github.com/affordances-go/affordances/protocol"
-	"github.com/affordances-go/affordances/site/approval"
 	"github.com/affordances-go/affordances/site/idempotency"
 )
 
@@ -61,7 +62,7 @@ func (c *call) idempotency() *Error {
 	if !protocol.ValidIdempotencyKey(c.idemKey) {
 		return newError(protocol.CodeInvalidInput, "the Idempotency-Key must be 1 to 255 visible ASCII characters")
 	}
-	c.idem = &idempotency.Claim{Scope: c.callerKey(), Key: c.idemKey, Claim: approval.NewID(), Fingerprint: c.fingerprint(),
+	c.idem = &idempotency.Claim{Scope: c.callerKey(), Key: c.idemKey, Claim: newClaimID(), Fingerprint: c.fingerprint(),
 		Expires: time.Now().Add(c.site.opts.IdempotencyTTL)}
 	if !c.site.keysAfter || c.act.meta.Expose == protocol.ExposeConfirm {
 		// A confirm action's call may write before its action (step 6
@@ -160,6 +161,14 @@ func (c *call) settleIdempotency(out *outcome, failed bool) {
 	if err != nil {
 		c.site.opts.Logger.ErrorContext(ctx, "affordances: settling an idempotency key", "failed", failed, "err", err)
 	}
+}
+
+// newClaimID returns 192 random bits, base64url: what identifies the
+// call that holds a key.
+func newClaimID() string {
+	b := make([]byte, 24)
+	rand.Read(b)
+	return base64.RawURLEncoding.EncodeToString(b)
 }
 
 // idempotencyKeyOf reads a request's key header. Several headers, or

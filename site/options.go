@@ -6,11 +6,9 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
-	"strings"
 	"time"
 
 	"github.com/affordances-go/affordances/protocol"
-	"github.com/affordances-go/affordances/site/approval"
 	"github.com/affordances-go/affordances/site/idempotency"
 	"github.com/affordances-go/affordances/site/ratelimit"
 )
@@ -112,25 +110,9 @@ type Options struct {
 	ConfirmView *template.Template
 
 	// RequireApproval makes every confirm action need the person's
-	// approval on the site (see [Approval]); Action.RequireApproval does
-	// it for one action.
+	// approval on the site, as Action.RequireApproval does for one
+	// action; the site's [Approvals] (package site/approval) ask for it.
 	RequireApproval bool
-	// Approvals keeps approvals. Default: in memory, for one instance.
-	Approvals approval.Store
-	// ApprovalTTL is how long an approval can be given and used. Default:
-	// 10 minutes.
-	ApprovalTTL time.Duration
-	// ApprovalPath is where approval pages are served: ApprovalPath + id.
-	// Default: /approvals/.
-	ApprovalPath string
-	// SignInURL is where the approval page sends a person who is not
-	// signed in, with the page to come back to in its "next" parameter
-	// (ReturnParam): a sign-in action returns there with
-	// [Request.ReturnPath]. Default: none; the page asks them to sign in.
-	SignInURL string
-	// ApprovalView renders the approval page from an [ApprovalData].
-	// Default: a plain built-in page.
-	ApprovalView *template.Template
 
 	// Idempotency keeps the Idempotency-Key of calls (see
 	// [idempotency.Store]). Default: in memory, for one instance.
@@ -177,26 +159,11 @@ func withDefaults(o Options) Options {
 	if o.ConfirmView == nil {
 		o.ConfirmView = defaultConfirmView
 	}
-	if o.Approvals == nil {
-		o.Approvals = approval.NewMemory()
-	}
 	if o.Idempotency == nil {
 		o.Idempotency = idempotency.NewMemory()
 	}
 	if o.IdempotencyTTL <= 0 {
 		o.IdempotencyTTL = 24 * time.Hour
-	}
-	if o.ApprovalTTL <= 0 {
-		o.ApprovalTTL = 10 * time.Minute
-	}
-	if o.ApprovalPath == "" {
-		o.ApprovalPath = "/approvals/"
-	}
-	if !strings.HasSuffix(o.ApprovalPath, "/") {
-		o.ApprovalPath += "/"
-	}
-	if o.ApprovalView == nil {
-		o.ApprovalView = approval.DefaultView
 	}
 	return o
 }

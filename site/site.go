@@ -15,7 +15,6 @@ import (
 	"github.com/affordances-go/affordances/internal/peer"
 	"github.com/affordances-go/affordances/internal/webmcp"
 	"github.com/affordances-go/affordances/protocol"
-	"github.com/affordances-go/affordances/site/approval"
 	"github.com/affordances-go/affordances/site/idempotency"
 )
 
@@ -30,7 +29,7 @@ type Site struct {
 
 	pages     []*Page
 	check     *http.ServeMux // checks patterns as they are registered, and finds a path's page (route)
-	approvals *approval.Desk // decides the calls that need the person's approval
+	approvals Approvals      // asked at step 6 for the calls that need the person's approval (MountApprovals)
 	keysAfter bool           // the key store is optimistic: keys are read only after a failed call
 	started   atomic.Bool
 	own       *handler // the site's own handler, with no wrapped app
@@ -48,7 +47,6 @@ type Site struct {
 // invalid default limit), like the other registration errors.
 func New(opts Options) *Site {
 	s := &Site{opts: withDefaults(opts), check: http.NewServeMux()}
-	s.approvals = &approval.Desk{Store: s.opts.Approvals, TTL: s.opts.ApprovalTTL, Logger: s.opts.Logger}
 	if o, ok := s.opts.Idempotency.(idempotency.Optimistic); ok {
 		s.keysAfter = o.ClaimsOnCommit()
 	}
@@ -167,8 +165,8 @@ func (h *handler) build() {
 	if s.opts.WebMCP {
 		mux.HandleFunc("GET "+WebMCPScriptPath, webmcp.Serve)
 	}
-	if s.needsApprovals() {
-		mux.Handle(s.opts.ApprovalPath+"{id}", s.approvalPage())
+	if s.needsApprovals() && s.approvals == nil {
+		s.opts.Logger.Error("affordances: some actions need the person's approval, and the site has no Approvals: their agents' calls will fail until approvals are mounted (package site/approval)")
 	}
 	for _, m := range s.mounts {
 		mux.Handle(m.pattern, m.h)

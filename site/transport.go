@@ -7,7 +7,6 @@ import (
 
 	"github.com/affordances-go/affordances/internal/route"
 	"github.com/affordances-go/affordances/protocol"
-	"github.com/affordances-go/affordances/site/approval"
 )
 
 // The exported functions of this file let another transport (the MCP
@@ -187,27 +186,3 @@ func (s *Site) freeze() {
 // with its default), for a door that reads bodies of its own, so that
 // every door refuses the same sizes.
 func (s *Site) MaxBodyBytes() int64 { return s.opts.MaxBodyBytes }
-
-// ApprovalStatus returns where the approval named by id (its id, or
-// its page's path or URL) stands, for the caller of hr: pending, approved,
-// declined, used, or "expired". An approval of another account, or of
-// another credential of the same account, is [approval.ErrNotFound], like one
-// that does not exist. A door that waits for the person's decision (MCP,
-// after the person opened the approval page) polls it.
-func (s *Site) ApprovalStatus(hr *http.Request, id string) (approval.State, error) {
-	r, e := s.authenticate(hr)
-	if e != nil {
-		return "", e
-	}
-	a, err := s.opts.Approvals.Get(hr.Context(), approval.IDOf(id))
-	if err != nil {
-		return "", err
-	}
-	if a.Account != r.Caller.account() || (a.Credential != "" && a.Credential != r.Caller.ID) {
-		return "", approval.ErrNotFound
-	}
-	if a.State != approval.Used && time.Now().After(a.Expires) {
-		return "expired", nil
-	}
-	return a.State, nil
-}

@@ -7,12 +7,14 @@
 // bound to the credential that asked (a token or a session), and the
 // person can withdraw it until it is used.
 //
-// The site asks for approvals and checks them in its pipeline (package
-// site: Options.Approvals, Action.RequireApproval). This package holds the
-// rest: the data and what a store of approvals implements ([Store], with
-// [Memory] for one instance and tests), and the approval pages where the
-// person decides ([Page], with [DefaultView]), which the site mounts fed
-// with its authenticator, its Origin rule and its pages' states.
+// [Mount] plugs approvals into a site, through its exported API alone: the
+// site's pipeline asks them at its confirmation step for the calls to
+// actions with approval (site.Action.RequireApproval), and never decides
+// one itself. This package holds the rest: the data and what a store of
+// approvals implements ([Store], with [Memory] for one instance and
+// tests), the [Desk] that decides a call against a store, and the approval
+// pages where the person decides ([Page], with [DefaultView]), fed with
+// the site's authenticator, its Origin rule and its pages' states.
 package approval
 
 import (

@@ -6,7 +6,6 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
-	"strings"
 	"time"
 )
 
@@ -24,16 +23,6 @@ func ShortID(id string) string {
 		return id[:6] + "…"
 	}
 	return id
-}
-
-// IDOf takes an approval's id from its id, its page's path or its URL:
-// the last path segment.
-func IDOf(s string) string {
-	s = strings.TrimRight(s, "/")
-	if i := strings.LastIndexByte(s, '/'); i >= 0 {
-		s = s[i+1:]
-	}
-	return s
 }
 
 // Digest is the hex SHA-256 of an input's canonical JSON (object keys

@@ -37,9 +37,6 @@ func TestRefusal(t *testing.T) {
 	if why, pending := waiting.Refusal(call, now); why == "" || !pending {
 		t.Errorf("pending: %q %v", why, pending)
 	}
-	if IDOf("https://shop.example/approvals/abc/") != "abc" || IDOf("abc") != "abc" {
-		t.Error("IDOf")
-	}
 	if id, other := NewID(), NewID(); len(id) != 32 || id == other {
 		t.Error("NewID")
 	}

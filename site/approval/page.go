@@ -22,9 +22,8 @@ import (
 // Origin; a bearer token (an agent) never can. Another person's
 // approval, or none, is the same 404.
 //
-// Package site mounts one for a site that has actions with approval, from
-// its Options (Approvals, ApprovalView, SignInURL) and its authenticator;
-// the fields say what the page needs of a site.
+// [Mount] serves one for a site, from its Options and the site's exported
+// API; the fields say what the page needs of a site.
 type Page struct {
 	// Store holds the approvals.
 	Store Store

@@ -56,8 +56,7 @@ func (d *siteDoor) Call(ctx context.Context, c mcptools.DoorCall) mcptools.DoorR
 
 // ApprovalStatus implements mcptools.Door.
 func (d *siteDoor) ApprovalStatus(ctx context.Context, approvalURL string) (string, error) {
-	st, err := d.e.site.ApprovalStatus(d.req(ctx), approvalURL)
-	return string(st), err
+	return d.e.site.ApprovalStatus(d.req(ctx), approvalURL)
 }
 
 // CallerID implements mcptools.Door.

@@ -48,7 +48,6 @@ func Adopt(app *dials.App) http.Handler {
 			}
 			return nil
 		},
-		SignInURL: "/login",
 	})
 	app.Head = site.LinkTag // the application's pages announce their graph
 	listPage(s, app)

@@ -18,6 +18,7 @@ import (
 
 	"github.com/affordances-go/affordances/protocol"
 	"github.com/affordances-go/affordances/site"
+	"github.com/affordances-go/affordances/site/approval"
 	"github.com/affordances-go/affordances/site/idempotency"
 	"github.com/affordances-go/affordances/site/inspector"
 	"github.com/affordances-go/affordances/site/mcp"
@@ -108,18 +109,20 @@ func New(store *Store, opts Options) *App {
 		NotFound:          http.HandlerFunc(a.notFound),
 		ConfirmView: template.Must(template.New("confirm.html").Funcs(site.Funcs()).Funcs(funcs).
 			ParseFS(templateFS, "templates/layout.html", "templates/confirm.html")),
-		ApprovalView: template.Must(template.New("approval.html").Funcs(site.Funcs()).Funcs(funcs).
-			ParseFS(templateFS, "templates/layout.html", "templates/approval.html")),
-		Approvals: store.Approvals(),
-		SignInURL: "/login",
-		Observer:  opts.Observer,
-		Agents:    opts.Agents,
+		Observer: opts.Observer,
+		Agents:   opts.Agents,
 		// Agents in the person's browser see the actions as WebMCP tools.
 		WebMCP: true,
 		// A person grants a token some actions, and orders in advance, on
 		// the account page (grants.go).
 		GrantsPage: "/account", GrantScopes: grantActions, StandingActions: []string{"placeOrder"}, Standing: a,
 	})
+	if a.approvals {
+		// The person approves an agent's order on the site itself.
+		approval.Mount(a.site, &approval.Options{Store: store.Approvals(), SignInURL: "/login", Logger: opts.Logger,
+			View: template.Must(template.New("approval.html").Funcs(site.Funcs()).Funcs(funcs).
+				ParseFS(templateFS, "templates/layout.html", "templates/approval.html"))})
+	}
 	a.register()
 	// Agents in MCP hosts reach the same actions at /mcp.
 	mcp.Mount(a.site, "/mcp", &mcp.Options{Logger: a.log, ApprovalWait: opts.MCPApprovalWait})
