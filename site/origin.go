@@ -21,9 +21,6 @@ func (s *Site) clientAddr(r *http.Request) string {
 	return peer.ClientAddr(r, s.opts.TrustedProxies)
 }
 
-// originAllowed applies the Origin rule with the site's origins.
-func (s *Site) originAllowed(r *http.Request) bool { return peer.OriginOf(r).Allowed(s.origins) }
-
 // from is where a call comes from, as its door read it from the request,
 // once: the client's address and what the request says of its origin.
 // The pipeline applies the Origin rule and the address limits to this,
