@@ -99,3 +99,23 @@ func TestSiteAndClientApart(t *testing.T) {
 		}
 	}
 }
+
+// TestSiteImportsNoDoorOrExtension: the core, package site itself, builds
+// on protocol and the internal packages. Of its own subpackages it imports
+// only the two stores whose defaults keep every site safe without
+// configuration, the rate limiter and the idempotency keys; its doors
+// (site/mcp, site/inspector) and its extensions (site/approval,
+// site/siteotel, the Redis limiter, botauth) plug in through its exported
+// API.
+func TestSiteImportsNoDoorOrExtension(t *testing.T) {
+	for file, pkgs := range imports(t, "site") {
+		if filepath.Dir(file) != "site" {
+			continue
+		}
+		for _, p := range pkgs {
+			if !below(p, "protocol", "internal") && p != "site/idempotency" && p != "site/ratelimit" {
+				t.Errorf("%s imports %s: the core imports none of its doors or extensions", file, p)
+			}
+		}
+	}
+}
