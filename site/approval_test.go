@@ -320,3 +320,29 @@ func TestApproval_TheDefaultPage(t *testing.T) {
 		}
 	}
 }
+
+// An action with approval on a site with no Approvals mounted never runs
+// for an agent: the call fails with internal, and the log says what is
+// missing. A person in their own session still acts for themselves.
+func TestApproval_WithoutApprovalsNothingRuns(t *testing.T) {
+	var logs strings.Builder
+	s := site.New(site.Options{Auth: approvalAuth, Logger: slog.New(slog.NewTextHandler(&logs, nil)), AuditLogger: slog.New(slog.DiscardHandler)})
+	ran := 0
+	site.Handle(s.Page("/checkout", site.PageOptions{}),
+		site.Action{Name: "placeOrder", Expose: protocol.ExposeConfirm, RequireApproval: true},
+		func(r *site.Request, _ struct{}) (site.Done, error) {
+			ran++
+			return site.Done{Message: "Order placed."}, nil
+		})
+	c := sitetest.New(t, s)
+	res := c.CallBody("/checkout", `{"action":"placeOrder","confirm":true}`, sitetest.Header("Authorization", "Bearer agent-a"))
+	if d := res.Delta(); res.Code != 500 || d.Error == nil || d.Error.Code != protocol.CodeInternal || ran != 0 {
+		t.Fatalf("an agent's call without Approvals: %d %s, ran %d", res.Code, res.Body, ran)
+	}
+	if !strings.Contains(logs.String(), "the action needs the person's approval, and the site has no Approvals") {
+		t.Errorf("the log does not say what is missing:\n%s", logs.String())
+	}
+	if st, err := s.ApprovalStatus(httptest.NewRequest("GET", "/", nil), "/approvals/x"); !errors.Is(err, site.ErrApprovalNotFound) {
+		t.Errorf("ApprovalStatus without Approvals: %q %v", st, err)
+	}
+}

@@ -63,7 +63,7 @@ func (c *call) outsideGrant() *Error {
 // page, the action, the input, and the summary and basis the person
 // reads.
 func (c *call) approvalFor(summary string) ApprovalCall {
-	return ApprovalCall{Account: c.r.Caller.account(), Credential: c.r.Caller.ID, Agent: c.r.Caller.Label,
+	return ApprovalCall{Account: c.r.Caller.AccountID(), Credential: c.r.Caller.ID, Agent: c.r.Caller.Label,
 		Page: c.r.URL.Path, Action: c.act.meta.Name, Input: c.value, Summary: summary, Basis: c.basis()}
 }
 

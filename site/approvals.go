@@ -39,7 +39,7 @@ type Approvals interface {
 // pipeline describes it to [Approvals]: what binds an approval to it, and
 // what the person reads.
 type ApprovalCall struct {
-	// Account is the person's account ([Caller.Account], else its ID);
+	// Account is the person's account ([Caller.AccountID]);
 	// Credential the ID of the credential that calls, and Agent its
 	// label, for the person.
 	Account, Credential, Agent string
@@ -98,7 +98,7 @@ func (s *Site) ApprovalStatus(hr *http.Request, id string) (string, error) {
 	if s.approvals == nil {
 		return "", ErrApprovalNotFound
 	}
-	return s.approvals.Status(hr.Context(), r.Caller.account(), r.Caller.ID, approvalID(id))
+	return s.approvals.Status(hr.Context(), r.Caller.AccountID(), r.Caller.ID, approvalID(id))
 }
 
 // approvalID takes an approval's id from its id, its page's path or its

@@ -137,8 +137,10 @@ func BearerToken(r *http.Request) (token string, ok bool) { return bearer.Token(
 // treated as one without a token, which could fall back to a cookie.
 func MalformedBearer(r *http.Request) bool { return bearer.Malformed(r) }
 
-// account is the caller's account for approvals.
-func (c Caller) account() string {
+// AccountID is the account the caller's approvals are bound to: Account,
+// or ID when the authenticator reported no Account. Package site/approval
+// binds an approval page's visitor by the same rule.
+func (c Caller) AccountID() string {
 	if c.Account != "" {
 		return c.Account
 	}

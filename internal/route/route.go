@@ -141,7 +141,7 @@ func FromPattern(pattern string) (string, error) {
 	}
 }
 
-// PathValues gives set the values of a ServeMux pattern's wildcards in a
+// PathValues passes to set the values of a ServeMux pattern's wildcards in a
 // path the pattern matched (escaped, as URL.EscapedPath gives it), as the
 // mux gives them to its handlers: each {name} is its segment, unescaped;
 // a final {name...} is the rest of the path, unescaped. set is called

@@ -71,7 +71,7 @@ func Mount(s *site.Site, o *Options) {
 				return Visitor{}, err
 			}
 			return Visitor{SignedIn: r.Caller.SignedIn, Session: r.Caller.Mode == protocol.AuthCookie,
-				Account: accountOf(r.Caller), Request: r.Request}, nil
+				Account: r.Caller.AccountID(), Request: r.Request}, nil
 		},
 		SignIn:     func(back string) string { return site.WithReturn(opts.SignInURL, back) },
 		SameOrigin: func(hr *http.Request) bool { return s.CheckOrigin(hr) == nil },
@@ -80,20 +80,11 @@ func Mount(s *site.Site, o *Options) {
 	s.MountApprovals(opts.Path+"{id}", a, pages)
 }
 
-// accountOf is the account approvals are bound to: the caller's Account,
-// else its ID.
-func accountOf(c site.Caller) string {
-	if c.Account != "" {
-		return c.Account
-	}
-	return c.ID
-}
-
 // pageState loads the page an approval is for, as the visitor of hr would
 // see it, with its entities; nil when it cannot be loaded.
 func pageState(s *site.Site, hr *http.Request, path string) (any, map[string]any) {
-	r := hr.Clone(hr.Context())
-	r.Method, r.URL, r.Body, r.ContentLength = http.MethodGet, &url.URL{Path: path}, http.NoBody, 0
+	r := hr.WithContext(hr.Context()) // a copy; View routes it as a GET of the page
+	r.URL = &url.URL{Path: path}
 	v, err := s.View(r)
 	if err != nil || v.State == nil {
 		return nil, nil
