@@ -66,6 +66,14 @@ type Action struct {
 	// Options.RequireApproval does it for every confirm action. A person's
 	// own form post keeps its one-step confirmation page.
 	RequireApproval bool
+	// PeopleOnly keeps the action for the person, in their own browser
+	// ([ActorPerson]): managing tokens, standing approvals or passkeys. It
+	// is in no graph, delta, site index, MCP tool list or WebMCP tool
+	// (its form on the person's page declares no tool), and every agent,
+	// with the person's cookie or a token of its own, is refused with
+	// 403 unauthorized and [PeopleOnlyReason]. It needs expose session or
+	// confirm.
+	PeopleOnly bool
 }
 
 // Guard is an action's precondition, evaluated on the page's state for
@@ -200,6 +208,10 @@ func newAction(p *Page, a Action, in, out reflect.Type) (*action, error) {
 		return nil, fmt.Errorf("a second action of that name on the route")
 	case a.RequireApproval && a.Expose != protocol.ExposeConfirm:
 		return nil, fmt.Errorf("RequireApproval is for confirm actions; expose is %q", a.Expose)
+	case a.PeopleOnly && !a.Expose.NeedsSession():
+		return nil, fmt.Errorf("PeopleOnly is for a signed-in person: expose must be session or confirm, not %q", a.Expose)
+	case a.PeopleOnly && a.RequireApproval:
+		return nil, fmt.Errorf("PeopleOnly and RequireApproval: no agent can call a people-only action, so there is nothing to approve")
 	case a.Expose.NeedsSession() && p.site.opts.Auth == nil:
 		return nil, fmt.Errorf("expose %q needs a signed-in caller, but the site has no Options.Auth, so no call could ever run it", a.Expose)
 	}

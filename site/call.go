@@ -56,8 +56,9 @@ type decoded struct {
 	// their order.
 	invalid string
 	// personActs is the door's word that the call was posted by a page
-	// of this site (an HTML form). It is no credential by itself: see
-	// [call.personPresent].
+	// of this site (an HTML form). It is no credential by itself: with
+	// a browser's navigation and a cookie it makes the request's actor
+	// the person ([Request.Actor]); see [call.personPresent].
 	personActs bool
 	// confirmedBasis is the basis of the summary the person confirmed, brought
 	// back by the door (the confirmation page's hidden field,
@@ -110,6 +111,7 @@ func (s *Site) execute(h http.Header, w who, p *Page, transport Transport, decod
 	if e == nil {
 		t := c.stepStart()
 		e = decode(&c.decoded)
+		c.r.byPerson = c.personActs && c.from.navigate
 		c.stepDone(StepDecode, t)
 	}
 	var out *outcome

@@ -87,7 +87,7 @@ func (p *Page) graph(r *Request, st *State) protocol.Graph {
 func (p *Page) describe(r *Request, st *State) []protocol.ActionDescriptor {
 	out := make([]protocol.ActionDescriptor, 0, len(p.actions))
 	for _, a := range p.actions {
-		if a.visible(r) {
+		if a.listed(r) {
 			out = append(out, a.describe(r, st))
 		}
 	}

@@ -60,6 +60,18 @@ func (v *View) Actions() []protocol.ActionDescriptor {
 	return v.actions
 }
 
+// toolActions are the actions the page's WebMCP tools may offer: those
+// of the view but people-only ones.
+func (v *View) toolActions() []protocol.ActionDescriptor {
+	out := make([]protocol.ActionDescriptor, 0, len(v.Actions()))
+	for _, d := range v.Actions() {
+		if a := v.page.byName[d.Name]; a != nil && !a.meta.PeopleOnly {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
 // Action returns the descriptor of the named action, or nil when the
 // person may not see it.
 func (v *View) Action(name string) *protocol.ActionDescriptor {
@@ -129,6 +141,7 @@ func (s *Site) serveHTML(w http.ResponseWriter, hr *http.Request, p *Page) {
 		s.htmlFailure(w, hr, e)
 		return
 	}
+	r.byPerson = true // the person's own view of the page
 	st, e := p.loadState(r)
 	if e != nil {
 		s.htmlFailure(w, hr, e)
@@ -175,7 +188,7 @@ func (s *Site) renderPage(w http.ResponseWriter, r *Request, p *Page, v *View, s
 	p.setCaching(w.Header(), r, status)
 	body := buf.Bytes()
 	if s.opts.WebMCP {
-		body = webmcp.Inject(body, v.Actions())
+		body = webmcp.Inject(body, v.toolActions())
 	}
 	writeHTML(w, r.Request, status, body)
 }

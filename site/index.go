@@ -37,7 +37,7 @@ func (s *Site) Index(r *Request) protocol.SiteIndex {
 		ir := protocol.IndexRoute{Route: p.route, Description: p.opts.Description,
 			Actions: make([]protocol.ActionSummary, 0, len(p.actions))}
 		for _, a := range p.actions {
-			if a.visible(r) && a.cookiesKept(r) {
+			if a.listed(r) && a.cookiesKept(r) {
 				ir.Actions = append(ir.Actions, a.summary)
 			}
 		}

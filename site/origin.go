@@ -26,13 +26,14 @@ func (s *Site) clientAddr(r *http.Request) string {
 // The pipeline applies the Origin rule and the address limits to this,
 // never to a request's headers.
 type from struct {
-	addr   string // the client's address (Site.ClientAddr)
-	origin peer.Origin
+	addr     string // the client's address (Site.ClientAddr)
+	origin   peer.Origin
+	navigate bool // a browser's navigation, or a client that does not say (see navigation)
 }
 
 // fromOf reads where a request comes from.
 func (s *Site) fromOf(r *http.Request) from {
-	return from{addr: s.clientAddr(r), origin: peer.OriginOf(r)}
+	return from{addr: s.clientAddr(r), origin: peer.OriginOf(r), navigate: navigation(r)}
 }
 
 // checkOrigin is the Origin rule of every door that runs calls, for the

@@ -29,6 +29,7 @@ func (s *Site) View(r *http.Request) (*View, error) {
 	if e != nil {
 		return nil, e
 	}
+	req.byPerson = true // the person's own view of the page
 	st, e := p.loadState(req)
 	if e != nil {
 		if e.code == protocol.CodeNotFound {

@@ -162,6 +162,7 @@ type Request struct {
 
 	header   http.Header   // response headers an action set, sent only on success
 	approved *approvedCall // what the person approved, for a confirm action
+	byPerson bool          // the HTML door: a page view, or a form posted as a navigation (see Actor)
 }
 
 // SetCookie adds a Set-Cookie header to the response. An action's cookies

@@ -26,8 +26,9 @@ func (c *call) resolve() *Error {
 }
 
 // authorize is step 2: a rejected bearer token, the Origin rule (see
-// [Site.CheckOrigin]), expose against the caller, then the caller's
-// scopes (Caller.Scopes), before the rate limit counts the call.
+// [Site.CheckOrigin]), expose against the caller, an agent's call of a
+// people-only action ([Action.PeopleOnly]), then the caller's scopes
+// (Caller.Scopes), before the rate limit counts the call.
 func (c *call) authorize() *Error {
 	if c.authErr != nil {
 		return c.authErr
@@ -37,6 +38,9 @@ func (c *call) authorize() *Error {
 	}
 	if c.act.meta.Expose.NeedsSession() && !c.r.Caller.SignedIn {
 		return newError(protocol.CodeUnauthorized, c.site.opts.SignInReason)
+	}
+	if e := c.peopleOnly(); e != nil {
+		return e
 	}
 	if !c.r.Caller.allows(c.act.meta.Name) {
 		return newError(protocol.CodeUnauthorized, scopeReason(c.act.meta.Name)).withStatus(http.StatusForbidden)
@@ -203,14 +207,14 @@ func (c *call) inputGuard(st *State) (ok bool, reason string) {
 }
 
 // personPresent reports whether the call is the person's own act rather
-// than an agent's: an HTML form posted in the person's own signed-in cookie
-// session with this site's Origin (which step 2 has checked for every
-// cookie call). Who calls decides, never the body's format: a form posted
+// than an agent's: an HTML form posted as a navigation in the person's own
+// signed-in cookie session with this site's Origin (which step 2 has
+// checked for every cookie call): [ActorPerson], signed in. Who calls decides, never the body's format: a form posted
 // with a bearer token is an agent's call, under exactly the rules of an
 // agent's JSON call, and every other door (JSON, MCP, the inspector) is an
 // agent's.
 func (c *call) personPresent() bool {
-	return c.personActs && c.r.Caller.Mode == protocol.AuthCookie && c.r.Caller.SignedIn
+	return c.r.Actor() == ActorPerson && c.r.Caller.SignedIn
 }
 
 // requireConfirmation is step 6: a confirm action without confirm: true

@@ -119,8 +119,23 @@ func (s *Site) NewRequest(hr *http.Request) (*Request, error) {
 	return r, nil
 }
 
-// AllActions returns every route and its actions, whoever may see them,
-// for a transport that prepares its own descriptions once. It freezes the
+// NewPageRequest finds the caller of hr as the site's HTML door does, for
+// a door that serves the person's own pages (the approval page): a cookie
+// caller's [Request.Actor] is [ActorPerson] when hr is a browser's
+// navigation (a page opened, a form submitted), and [ActorSessionAgent]
+// when a script sent it. Errors are those of [Site.NewRequest].
+func (s *Site) NewPageRequest(hr *http.Request) (*Request, error) {
+	r, e := s.authenticate(hr)
+	if e != nil {
+		return nil, e
+	}
+	r.byPerson = navigation(hr)
+	return r, nil
+}
+
+// AllActions returns every route and its actions, whoever may see them
+// (but people-only actions, which no agent door lists), for a transport
+// that prepares its own descriptions once. It freezes the
 // site, as a first request does.
 func (s *Site) AllActions() []protocol.IndexRoute {
 	s.freeze()
@@ -129,7 +144,9 @@ func (s *Site) AllActions() []protocol.IndexRoute {
 		ir := protocol.IndexRoute{Route: p.route, Description: p.opts.Description,
 			Actions: make([]protocol.ActionSummary, 0, len(p.actions))}
 		for _, a := range p.actions {
-			ir.Actions = append(ir.Actions, a.summary)
+			if !a.meta.PeopleOnly {
+				ir.Actions = append(ir.Actions, a.summary)
+			}
 		}
 		out = append(out, ir)
 	}

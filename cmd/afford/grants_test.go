@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"path/filepath"
 	"regexp"
@@ -11,9 +12,11 @@ import (
 	"github.com/affordances-go/affordances/examples/shop/shoptest"
 )
 
-// The README's grant: the person, signed in, creates a token that may add
-// to the cart and order up to 50 EUR; the agent with it buys a tee in four
-// requests, without an approval page.
+// The README's grant: the person, signed in on the account page, creates a
+// token that may add to the cart and order up to 50 EUR; the agent with it
+// buys a tee in four requests, without an approval page. Making the token
+// is the person's alone: afford, signed in with the person's cookie, is
+// refused.
 func TestGrant_AnAgentBuysWithinIt(t *testing.T) {
 	s := shoptest.StartWith(t, shop.Options{}) // approvals on, as go run ./examples/shop
 	jar := filepath.Join(t.TempDir(), "jar.json")
@@ -22,12 +25,17 @@ func TestGrant_AnAgentBuysWithinIt(t *testing.T) {
 	}
 	code, out, errs := afford(t, nil, "call", "--cookie-jar", jar, "--json", s.URL+"/account", "createToken",
 		"label=shopping agent", "actions=addToCart,placeOrder", "orderLimit=50", "dayLimit=50")
-	if code != 0 {
-		t.Fatalf("createToken: %d %s %s", code, out, errs)
+	if code == 0 || !strings.Contains(out+errs, "only a person") || regexp.MustCompile(`afk_`).MatchString(out) {
+		t.Fatalf("an agent on the person's cookie made a token: %d %s %s", code, out, errs)
 	}
-	tok := regexp.MustCompile(`afk_[A-Za-z0-9_-]+`).FindString(out)
-	if tok == "" {
-		t.Fatalf("no token in %s", out)
+	demo, err := s.Store.UserByEmail(context.Background(), shop.DemoEmail)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := s.Store.CreateGrantedToken(context.Background(), demo, "shopping agent",
+		shop.Grant{Actions: []string{"addToCart", "placeOrder"}, OrderLimit: 5000, DayLimit: 5000})
+	if err != nil {
+		t.Fatal(err)
 	}
 	env := map[string]string{"AFFORD_TOKEN": tok}
 	steps := [][]string{

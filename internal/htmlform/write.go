@@ -27,6 +27,9 @@ type Form struct {
 	Reason    string
 	// Confirm marks a confirm action: its tool never submits by itself.
 	Confirm bool
+	// NoTool marks an action for people only: its form declares no
+	// WebMCP tool.
+	NoTool bool
 	// Fixed are input values the page sets: written as hidden fields.
 	Fixed map[string]string
 	// Button is the submit button's text.
@@ -95,7 +98,7 @@ func (f Form) HTML() string {
 // person presses its button). An action the person cannot run now
 // declares no tool.
 func (f Form) toolAttrs() string {
-	if !f.Available {
+	if !f.Available || f.NoTool {
 		return ""
 	}
 	desc := f.Description

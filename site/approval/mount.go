@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/affordances-go/affordances/protocol"
 	"github.com/affordances-go/affordances/site"
 )
 
@@ -66,11 +65,11 @@ func Mount(s *site.Site, o *Options) {
 	a := &approvals{desk: Desk{Store: opts.Store, TTL: opts.TTL, Logger: opts.Logger}, path: opts.Path}
 	pages := &Page{Store: opts.Store, View: opts.View, Logger: opts.Logger,
 		Visitor: func(hr *http.Request) (Visitor, error) {
-			r, err := s.NewRequest(hr)
+			r, err := s.NewPageRequest(hr)
 			if err != nil {
 				return Visitor{}, err
 			}
-			return Visitor{SignedIn: r.Caller.SignedIn, Session: r.Caller.Mode == protocol.AuthCookie,
+			return Visitor{SignedIn: r.Caller.SignedIn, Person: r.Actor() == site.ActorPerson,
 				Account: r.Caller.AccountID(), Request: r.Request}, nil
 		},
 		SignIn:     func(back string) string { return site.WithReturn(opts.SignInURL, back) },

@@ -49,9 +49,11 @@ type Page struct {
 
 // Visitor is who opened an approval page.
 type Visitor struct {
-	// SignedIn reports a signed-in person; Session that they came with
-	// the site's cookie session (the only way to decide).
-	SignedIn, Session bool
+	// SignedIn reports a signed-in person; Person that they came as the
+	// person in their own browser, with the site's cookie session and a
+	// navigation ([site.ActorPerson]): the only way to decide. An agent
+	// on the same cookie (a script's fetch) is not.
+	SignedIn, Person bool
 	// Account is the person's account, which approvals are bound to.
 	Account string
 	// Request is the request as the site's pages see it.
@@ -152,7 +154,7 @@ func (p *Page) ServeHTTP(w http.ResponseWriter, hr *http.Request) {
 
 // decide records the person's decision.
 func (p *Page) decide(w http.ResponseWriter, hr *http.Request, v Visitor, a Approval, expired bool) {
-	if !v.Session || !p.SameOrigin(hr) {
+	if !v.Person || !p.SameOrigin(hr) {
 		http.Error(w, "an approval is given by the person, in a browser signed in on this site", http.StatusForbidden)
 		return
 	}

@@ -130,6 +130,8 @@ func newTestShopWith(t *testing.T, stateless bool) *testShop {
 	site.Handle(cart, site.Action{Name: "secret", Description: "Staff only", Expose: protocol.ExposePublic,
 		Visible: func(r *site.Request) bool { return r.Caller.ID == "u2" }},
 		func(r *site.Request, in struct{}) (site.Done, error) { return site.Done{}, nil })
+	site.Handle(cart, site.Action{Name: "makeToken", Description: "People only", Expose: protocol.ExposeSession, PeopleOnly: true},
+		func(r *site.Request, in struct{}) (site.Done, error) { return site.Done{}, nil })
 	site.Handle(cart, site.Action{Name: "fail", Description: "Fails", Expose: protocol.ExposePublic},
 		func(r *site.Request, in struct{}) (site.Done, error) { return site.Done{}, errors.New("disk on fire") })
 	mcp.Mount(s, "/mcp", &mcp.Options{Logger: slog.New(slog.DiscardHandler), ConfirmTTL: time.Minute, Stateless: stateless})
@@ -214,6 +216,12 @@ func TestTools_NamesArgumentsAndVisibility(t *testing.T) {
 	}
 	if tools["secret"] != nil {
 		t.Error("a hidden action is listed")
+	}
+	if tools["makeToken"] != nil {
+		t.Error("a people-only action is a tool")
+	}
+	if tools := list(connect(t, ts, nil, "Cookie", "session=alice", "Origin", ts.url)); tools["makeToken"] != nil {
+		t.Error("a people-only action is a tool for a host with the person's cookie")
 	}
 	if !tools["ping"].Annotations.ReadOnlyHint || tools["placeOrder"].Annotations.DestructiveHint == nil || !*tools["placeOrder"].Annotations.DestructiveHint {
 		t.Errorf("annotations: %+v %+v", tools["ping"].Annotations, tools["placeOrder"].Annotations)

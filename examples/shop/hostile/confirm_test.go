@@ -49,7 +49,8 @@ func TestHostile_ConfirmationBypass(t *testing.T) {
 		{name: "an approval in the query", as: "a-token", path: "/checkout?approval=x", body: `{"action":"placeOrder","confirm":true}`, status: 428, code: "confirm_required"},
 		{name: "cancelOrder with confirm: true alone", as: "a-token", path: order, body: `{"action":"cancelOrder","confirm":true}`, status: 428, code: "confirm_required"},
 		{name: "an agent approves on the approval page with its token", as: "a-token", path: "/approvals/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", ctype: "form", body: "_decision=approve", status: 404},
-		{name: "revokeToken (plain confirmation) with confirm: true runs for the person", as: "a", path: "/account", body: `{"action":"revokeToken","input":{"id":` + itoa(e.tokenA) + `},"confirm":true}`, status: 200, code: "ok", mayChange: true},
+		{name: "revokeToken with confirm: true from an agent on the person's cookie (people-only)", as: "a", path: "/account", body: `{"action":"revokeToken","input":{"id":` + itoa(e.tokenA) + `},"confirm":true}`, status: 403, code: "unauthorized"},
+		{name: "revokeToken (plain confirmation) runs for the person's own form", as: "a", path: "/account", ctype: "form", body: "_action=revokeToken&_confirm=true&id=" + itoa(e.tokenA), status: 303, mayChange: true},
 	}
 	counts["confirmation bypass"] = e.run(rows)
 }

@@ -37,10 +37,11 @@ func TestHostile_Injection(t *testing.T) {
 		{name: "a SKU of another product", as: "a-token", path: "/products/heavyweight-tee", body: `{"action":"addToCart","input":{"sku":"TOTE-NAT-ONESIZE"}}`, status: 409, code: "unavailable"},
 		{name: "a header injection in a SKU", as: "a-token", path: "/products/heavyweight-tee", body: `{"action":"addToCart","input":{"sku":"TEE-BLK-M\r\nSet-Cookie: x=y"}}`, status: 400, code: "invalid_input"},
 		{name: "an order id that is SQL", as: "a-token", method: "GET", path: "/orders/1%20OR%201=1", header: graph, status: 404, code: "not_found"},
-		{name: "a token id that is SQL", as: "a-token", path: "/account", body: `{"action":"revokeToken","input":{"id":"1 OR 1=1"}}`, status: 400, code: "invalid_input"},
+		{name: "a token id that is SQL, from an agent (people-only: refused before its input is read)", as: "a-token", path: "/account", body: `{"action":"revokeToken","input":{"id":"1 OR 1=1"}}`, status: 403, code: "unauthorized"},
+		{name: "a token id that is SQL, in the person's form", as: "a", path: "/account", ctype: "form", body: "_action=revokeToken&_confirm=true&id=1+OR+1%3D1", status: 400},
 		{name: "a path that looks like another host", as: "a", method: "GET", path: "//evil.example/checkout", status: 307},
-		{name: "HTML in a token label", as: "a", path: "/account", body: `{"action":"createToken","input":{"label":"<img src=x onerror=alert(1)>"}}`, status: 200, code: "ok", mayChange: true},
-		{name: "a template in a token label", as: "a", path: "/account", body: `{"action":"createToken","input":{"label":"{{.Entities}}"}}`, status: 200, code: "ok", mayChange: true},
+		{name: "HTML in a token label", as: "a", path: "/account", ctype: "form", body: "_action=createToken&label=%3Cimg+src%3Dx+onerror%3Dalert(1)%3E", status: 303, mayChange: true},
+		{name: "a template in a token label", as: "a", path: "/account", ctype: "form", body: "_action=createToken&label=%7B%7B.Entities%7D%7D", status: 303, mayChange: true},
 		{name: "HTML in a new account's name", as: "anon", path: "/signup", body: `{"action":"signUp","input":{"name":"<script>alert(1)</script>","email":"mallory@example.com","password":"mallory's password"}}`, status: 200, code: "ok", mayChange: true},
 	}
 	counts["injection"] = e.run(rows)

@@ -3,7 +3,6 @@ package shop
 import (
 	"errors"
 	"fmt"
-	"mime"
 	"net/http"
 	"slices"
 	"strings"
@@ -13,12 +12,6 @@ import (
 	"github.com/affordances-go/affordances/site"
 	"github.com/affordances-go/affordances/site/ratelimit"
 )
-
-// isFormPost reports whether a request is an HTML form post.
-func isFormPost(r *http.Request) bool {
-	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	return mt == "application/x-www-form-urlencoded" || mt == "multipart/form-data"
-}
 
 // SignIn is the input of signIn.
 type SignIn struct {
@@ -180,11 +173,6 @@ func (in CreateToken) grant(now time.Time) Grant {
 	return g
 }
 
-// NewToken is createToken's output: the token, shown only this once.
-type NewToken struct {
-	Token string `json:"token"`
-}
-
 // RevokeToken is the input of revokeToken.
 type RevokeToken struct {
 	ID int64 `json:"id" description:"the id of the token to revoke" minimum:"1"`
@@ -226,16 +214,15 @@ func (a *App) accountPage() {
 			r.Caller = site.Caller{Mode: protocol.AuthCookie, User: &shopper{}}
 			return site.Done{Message: "Signed out.", Redirect: "/"}, nil
 		})
-	// Credentials are the person's to manage: an agent's token can neither
-	// mint another token (which would outlive revoking it) nor revoke the
-	// person's.
-	personOnly := site.Guard{Text: "signed in with a browser session", Check: func(r *site.Request, st *site.State) (bool, string) {
-		return shopperOf(r).Session != "", "tokens are managed by the person, signed in on the site in a browser"
-	}}
+	// Credentials and standing approvals are the person's to manage, in
+	// their own browser: no agent, with a token (which a new token would
+	// outlive) or riding the person's session (a WebMCP tool, a JSON
+	// call), may make, widen or revoke them. They are in no graph, index
+	// or tool, and every agent door refuses them.
 	site.Handle(p, site.Action{Name: "createToken", Description: "Create an API token for agents; it is shown only once",
-		Expose: protocol.ExposeSession, Effects: site.Effects(tokensKey), Guard: personOnly}, a.createToken)
+		Expose: protocol.ExposeSession, Effects: site.Effects(tokensKey), PeopleOnly: true}, a.createToken)
 	site.Handle(p, site.Action{Name: "revokeToken", Description: "Revoke an API token", Expose: protocol.ExposeConfirm, Effects: site.Effects(tokensKey),
-		Guard: personOnly},
+		PeopleOnly: true},
 		func(r *site.Request, in RevokeToken) (site.Done, error) {
 			err := a.store.RevokeToken(r.Context(), shopperOf(r).User.ID, in.ID)
 			if errors.Is(err, ErrNotFound) {
@@ -277,7 +264,10 @@ func (a *App) loadAccount(r *site.Request, st *site.State) error {
 	return nil
 }
 
-func (a *App) createToken(r *site.Request, in CreateToken) (site.Result[NewToken], error) {
+// createToken is the person's own form (the action is PeopleOnly): it is
+// answered with a redirect, and the token is shown on the next view of
+// the page, once, sealed until then. No answer of any door carries it.
+func (a *App) createToken(r *site.Request, in CreateToken) (site.Done, error) {
 	sh := shopperOf(r)
 	label := strings.TrimSpace(in.Label)
 	if label == "" {
@@ -285,15 +275,10 @@ func (a *App) createToken(r *site.Request, in CreateToken) (site.Result[NewToken
 	}
 	tok, err := a.store.CreateGrantedToken(r.Context(), sh.User.ID, label, in.grant(time.Now()))
 	if err != nil {
-		return site.Result[NewToken]{}, err
+		return site.Done{}, err
 	}
-	if sh.Session != "" && isFormPost(r.Request) {
-		// A person's form is answered with a redirect: the token is shown
-		// on the next view of the page, once (sealed until then). A JSON
-		// call has it in its output already.
-		if err := a.store.SetFlash(r.Context(), sh.Session, tok); err != nil {
-			return site.Result[NewToken]{}, err
-		}
+	if err := a.store.SetFlash(r.Context(), sh.Session, tok); err != nil {
+		return site.Done{}, err
 	}
-	return site.Result[NewToken]{Output: NewToken{Token: tok}, Message: "Token created. Copy it now: it is shown only once."}, nil
+	return site.Done{Message: "Token created. Copy it now: it is shown only once."}, nil
 }

@@ -1,0 +1,100 @@
+package site
+
+import (
+	"net/http"
+
+	"github.com/affordances-go/affordances/protocol"
+)
+
+// Actor is who acts in a request: the person themselves, an agent that
+// rides on the person's cookie session, an agent with a token of its own,
+// or nobody the site knows. Guards, visibility predicates, policies and
+// actions read it with [Request.Actor] to keep for the person what only
+// the person should do; it is one name for the same fact on every door.
+//
+// The door decides it, never the body: a person acts only through the
+// HTML door in their own browser (a page they view, a form of this site
+// they post as a navigation, in their cookie session, with this site's
+// Origin). A JSON call, the WebMCP script, MCP and the inspector riding
+// the same cookie are an agent acting for the person, and so is a form
+// body posted by a script (a browser marks such a fetch with a
+// Sec-Fetch-Mode other than navigate).
+//
+// An Actor says who acts, not that the person is at the keyboard: an
+// agent that drives the browser itself (clicks the page, presses the
+// buttons) arrives as ActorPerson. What tells the person from it is
+// presence, a user-verified passkey assertion (see docs/security.md).
+type Actor string
+
+// The actors of a request.
+const (
+	// ActorAnonymous brought no credential the site reads: no cookie of
+	// its session layer, no bearer token.
+	ActorAnonymous Actor = "anonymous"
+	// ActorPerson is the person in their own browser: an HTML page they
+	// view, or a form of this site they post, in their cookie session
+	// (a guest's cart cookie included; [Caller].SignedIn says whether
+	// they are signed in).
+	ActorPerson Actor = "person"
+	// ActorSessionAgent is an agent that rides on the person's cookie
+	// session: a JSON call, a WebMCP tool, MCP or the inspector with the
+	// person's cookie, or a form body a script posted.
+	ActorSessionAgent Actor = "session-agent"
+	// ActorTokenAgent is an agent with a bearer token the site accepts,
+	// on any door, a form post included.
+	ActorTokenAgent Actor = "token-agent"
+)
+
+// IsAgent reports whether the actor is an agent, with the person's
+// session or a token of its own.
+func (a Actor) IsAgent() bool { return a == ActorSessionAgent || a == ActorTokenAgent }
+
+// Actor returns who acts in this request (see [Actor]). It is the same
+// for a request's loaders, guards, visibility predicates and action.
+func (r *Request) Actor() Actor {
+	switch {
+	case r == nil:
+		return ActorAnonymous
+	case r.Caller.Mode == protocol.AuthBearer:
+		return ActorTokenAgent
+	case r.Caller.Mode != protocol.AuthCookie:
+		return ActorAnonymous
+	case r.byPerson:
+		return ActorPerson
+	}
+	return ActorSessionAgent
+}
+
+// PeopleOnlyReason is the message of the unauthorized error an agent
+// gets for an action that is for people only ([Action.PeopleOnly]): it
+// names the page where the person does it.
+func PeopleOnlyReason(page string) string {
+	return "only a person can do this, signed in on the site in a browser, at " + page + "; an agent cannot, whatever its credential"
+}
+
+// navigation reports whether a request is a browser's navigation, or one
+// whose sender says nothing of it. Browsers mark every request with
+// Sec-Fetch-Mode (a script cannot set it): a form the person submits is
+// "navigate"; a fetch by a script, such as an agent's in the page, is
+// "cors", "same-origin" or "no-cors". A client without the header is no
+// browser, and could say anything: presence, not this, stands against it.
+func navigation(hr *http.Request) bool {
+	m := hr.Header.Get("Sec-Fetch-Mode")
+	return m == "" || m == "navigate"
+}
+
+// listed reports whether the action is listed for r: in a graph, the
+// index, a delta, the MCP tools and the WebMCP tools. A people-only action
+// is listed only on the person's own HTML page, for its form.
+func (a *action) listed(r *Request) bool {
+	return a.visible(r) && (!a.meta.PeopleOnly || r.byPerson)
+}
+
+// peopleOnly is the refusal of a people-only action to an agent: 403,
+// unauthorized, with a message that names the page to do it on.
+func (c *call) peopleOnly() *Error {
+	if !c.act.meta.PeopleOnly || c.r.Actor() == ActorPerson {
+		return nil
+	}
+	return newError(protocol.CodeUnauthorized, PeopleOnlyReason(c.r.URL.Path)).withStatus(http.StatusForbidden)
+}
