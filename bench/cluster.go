@@ -53,7 +53,8 @@ func clusterThroughput(ctx context.Context, _ *Env, smoke bool) (rows []Row, err
 			return nil, err
 		}
 		store = st
-		app := shop.New(st, shop.Options{Logger: quiet, NoApprovals: true, DefaultLimit: ratelimit.PerMinute(1<<40, 1<<30)})
+		app := shop.New(st, shop.Options{Logger: quiet, NoApprovals: true, DefaultLimit: ratelimit.PerMinute(1<<40, 1<<30),
+			Secret: []byte("one secret for the cluster's instances")})
 		u, stop, err := serve(app)
 		if err != nil {
 			return nil, err

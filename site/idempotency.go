@@ -136,7 +136,7 @@ func (c *call) fingerprint() string {
 	if c.input != nil {
 		in = c.input.identity()
 	}
-	return idempotency.Fingerprint(c.r.URL.Path, c.name, in, c.confirm, c.approvalID)
+	return idempotency.Fingerprint(c.site.opts.IdempotencySecret, c.r.URL.Path, c.name, in, c.confirm, c.approvalID)
 }
 
 // settleIdempotency stores the delta of a call that succeeded, or frees

@@ -1,6 +1,7 @@
 package site
 
 import (
+	"crypto/rand"
 	"context"
 	"html/template"
 	"log/slog"
@@ -120,6 +121,17 @@ type Options struct {
 	// IdempotencyTTL is how long a key's outcome is kept and replayed.
 	// Default: 24 hours.
 	IdempotencyTTL time.Duration
+	// IdempotencySecret keys the fingerprints of keyed calls (HMAC-SHA-256,
+	// see [idempotency.Fingerprint]), so that a key store that leaks
+	// gives no way to test a guess of a call's input, a password among
+	// them. Keep it out of the database that holds the keys (a file, an
+	// environment variable, a secrets manager), at least 16 bytes, and the
+	// same on every instance that shares the store. Default: 32 random
+	// bytes per process, right for the in-memory store; with a shared
+	// store, a retry that reaches another instance, or this one after a
+	// restart, is then refused (409) as another call: never run twice,
+	// but not replayed either.
+	IdempotencySecret []byte
 
 	// Observer is told about every call and graph read, with the time of
 	// each pipeline step (see [Observer]; package site/siteotel reports
@@ -164,6 +176,10 @@ func withDefaults(o Options) Options {
 	}
 	if o.IdempotencyTTL <= 0 {
 		o.IdempotencyTTL = 24 * time.Hour
+	}
+	if len(o.IdempotencySecret) == 0 {
+		o.IdempotencySecret = make([]byte, 32)
+		rand.Read(o.IdempotencySecret) // crypto/rand.Read never fails (Go 1.24)
 	}
 	return o
 }

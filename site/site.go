@@ -60,6 +60,9 @@ func New(opts Options) *Site {
 	if err := s.opts.DefaultLimit.Valid(); err != nil {
 		panic("site: Options.DefaultLimit: " + err.Error())
 	}
+	if n := len(opts.IdempotencySecret); n > 0 && n < 16 {
+		panic(fmt.Sprintf("site: Options.IdempotencySecret: %d bytes; it takes at least 16 (32 random bytes is the default)", n))
+	}
 	s.own = &handler{site: s}
 	return s
 }

@@ -46,13 +46,14 @@ func main() {
 		os.Exit(2)
 	}
 	pool := flag.Int("db-pool", defPool, "PostgreSQL connections per instance, open and idle; env SHOP_DB_POOL")
+	secretFile := flag.String("secret-file", os.Getenv("SHOP_SECRET_FILE"), "a file of at least 16 bytes that keys the fingerprints of Idempotency-Keys, kept out of the database, the same for every instance; created with 32 random bytes when missing; env SHOP_SECRET_FILE; default: the SQLite file's path with .secret, or shop.secret for PostgreSQL")
 	flag.Parse()
 	if *pool < 1 {
 		fmt.Fprintf(os.Stderr, "shop: -db-pool: %d is not a number of connections (1 or more)\n", *pool)
 		os.Exit(2)
 	}
 	cf := config{addr: *addr, dbPath: *dbPath, approvals: *approvals, redisURL: *redisURL,
-		failClosed: *failClosed, dev: *dev, adminAddr: *adminAddr, pool: *pool}
+		failClosed: *failClosed, dev: *dev, adminAddr: *adminAddr, pool: *pool, secretFile: *secretFile}
 	if cf.origins, cf.proxies, err = parseDeployFlags(*origins, *proxies); err != nil {
 		fmt.Fprintln(os.Stderr, "shop:", err)
 		os.Exit(2)
@@ -66,6 +67,7 @@ func main() {
 // config is the command line.
 type config struct {
 	addr, dbPath, redisURL, adminAddr string
+	secretFile                        string
 	approvals, failClosed, dev        bool
 	origins                           []string
 	proxies                           []netip.Prefix
@@ -146,9 +148,13 @@ func run(cf config) error {
 		return err
 	}
 
+	secret, err := readSecret(cf.secretFile, dbPath)
+	if err != nil {
+		return err
+	}
 	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	opts := shop.Options{Logger: logger, NoApprovals: !approvals, LimiterFailClosed: failClosed, Dev: dev,
-		Origins: cf.origins, TrustedProxies: cf.proxies}
+		Origins: cf.origins, TrustedProxies: cf.proxies, Secret: secret}
 	// Telemetry: metrics when an admin address is given, traces when the
 	// standard OTLP variables name an endpoint.
 	traces := os.Getenv("OTEL_EXPORTER_OTLP_ENDPOINT") != "" || os.Getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") != ""

@@ -2,6 +2,8 @@ package main
 
 import (
 	"net/netip"
+	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -40,5 +42,28 @@ func TestPoolFlag(t *testing.T) {
 		if _, err := poolDefault(); err == nil {
 			t.Errorf("SHOP_DB_POOL=%q accepted", bad)
 		}
+	}
+}
+
+// The secret is made once, beside the database, readable by its owner
+// only, and read back the same at the next start; a short one is refused.
+func TestSecretFile(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "shop.db")
+	a, err := readSecret("", db)
+	if err != nil || len(a) != 32 {
+		t.Fatalf("a new secret: %d bytes, %v", len(a), err)
+	}
+	fi, err := os.Stat(db + ".secret")
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("the secret file: %v %v", fi, err)
+	}
+	if b, err := readSecret("", db); err != nil || string(a) != string(b) {
+		t.Fatal("the secret changed between starts")
+	}
+	short := filepath.Join(dir, "short")
+	os.WriteFile(short, []byte("abc"), 0o600)
+	if _, err := readSecret(short, db); err == nil {
+		t.Fatal("a 3-byte secret was taken")
 	}
 }

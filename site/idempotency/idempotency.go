@@ -28,7 +28,7 @@ const (
 
 // Record is what a store keeps of one key.
 type Record struct {
-	// Fingerprint is the hex SHA-256 of the call the key was used for.
+	// Fingerprint is the call's keyed hash (see [Fingerprint]).
 	Fingerprint string
 	State       State
 	// Claim identifies the call that holds a running key; LeaseUntil is

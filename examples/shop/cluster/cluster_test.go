@@ -56,6 +56,7 @@ var limit = ratelimit.Limit{Rate: 5, Per: 20 * time.Second, Burst: 5}
 func startCluster(t *testing.T) *cluster {
 	c := &cluster{pg: servers.StartPostgres(t), redis: servers.StartRedis(t)}
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	secret := []byte("the cluster's one secret, as -secret-file gives it") // a retry on another instance is the same call
 	start := func(name string, failClosed bool) *instance {
 		ctx := context.Background()
 		db, err := shop.Open(ctx, c.pg.URL)
@@ -79,7 +80,7 @@ func startCluster(t *testing.T) *cluster {
 			t.Fatal(err)
 		}
 		app := shop.New(store, shop.Options{Logger: quiet, NoApprovals: true, DefaultLimit: limit,
-			Limiter: redislimit.New(rdb, nil), LimiterFailClosed: failClosed, Observer: tel.Observer})
+			Limiter: redislimit.New(rdb, nil), LimiterFailClosed: failClosed, Observer: tel.Observer, Secret: secret})
 		admin := httptest.NewServer(app.Admin(tel.Metrics))
 		t.Cleanup(admin.Close)
 		srv := httptest.NewUnstartedServer(app)

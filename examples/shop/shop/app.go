@@ -78,6 +78,12 @@ type Options struct {
 	// decision on the approval page once the host opened it (see
 	// mcp.Options.ApprovalWait). Default: 2 minutes.
 	MCPApprovalWait time.Duration
+	// Secret keys what the shop must not keep in its database in a form a
+	// guess can test: the fingerprints of keyed calls (a sign-in's
+	// password among their input; site.Options.IdempotencySecret). At
+	// least 16 bytes, the same on every instance of one database.
+	// Default: random per process (see the command's -secret-file).
+	Secret []byte
 	// Dev turns on the site's inspector (inspector.Path) and lets the
 	// shop's pages be framed by itself, which the inspector needs. For
 	// development only.
@@ -103,6 +109,7 @@ func New(store *Store, opts Options) *App {
 		Origins:           opts.Origins,
 		TrustedProxies:    opts.TrustedProxies,
 		Idempotency:       opts.idempotency(store),
+		IdempotencySecret: opts.Secret,
 		DefaultLimit:      opts.DefaultLimit,
 		Limiter:           opts.Limiter,
 		LimiterFailClosed: opts.LimiterFailClosed,

@@ -1,0 +1,42 @@
+package main
+
+import (
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+)
+
+// readSecret reads the shop's secret (shop.Options.Secret) from path, or
+// from the default beside the database: the SQLite file's path with
+// ".secret", or shop.secret in the working directory for PostgreSQL. A
+// missing file is created with 32 random bytes, readable by its owner
+// only, so that the shop keeps its key across restarts (a retried call
+// is still recognised) and instances on one host share it. The secret
+// never goes into the database.
+func readSecret(path, dbPath string) ([]byte, error) {
+	if path == "" {
+		path = "shop.secret"
+		if !strings.HasPrefix(dbPath, "postgres://") && !strings.HasPrefix(dbPath, "postgresql://") {
+			path = dbPath + ".secret"
+		}
+	}
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		b = make([]byte, 32)
+		rand.Read(b)
+		if err := os.WriteFile(path, b, 0o600); err != nil {
+			return nil, fmt.Errorf("creating the secret file: %w", err)
+		}
+		return b, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading the secret file: %w", err)
+	}
+	if len(b) < 16 {
+		return nil, fmt.Errorf("the secret file %s holds %d bytes; it needs at least 16", path, len(b))
+	}
+	return b, nil
+}
