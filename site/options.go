@@ -1,8 +1,8 @@
 package site
 
 import (
-	"crypto/rand"
 	"context"
+	"crypto/rand"
 	"html/template"
 	"log/slog"
 	"net/http"
