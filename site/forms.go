@@ -73,7 +73,7 @@ func (s *Site) serveFormCall(w http.ResponseWriter, hr *http.Request, p *Page) {
 		to = c.r.URL.RequestURI()
 		keep = c.formOf() // back on the same page: its form keeps the choices
 	}
-	htmlform.SetFlash(w, hr, out.delta.Message, keep)
+	htmlform.SetFlash(w, s.Secure(hr), out.delta.Message, keep)
 	http.Redirect(w, hr, to, http.StatusSeeOther)
 }
 

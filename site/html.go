@@ -148,7 +148,7 @@ func (s *Site) serveHTML(w http.ResponseWriter, hr *http.Request, p *Page) {
 		return
 	}
 	v := &View{State: st, Request: r, Route: p.route, page: p}
-	if f := htmlform.TakeFlash(w, hr); f.Message != "" || f.Form != nil {
+	if f := htmlform.TakeFlash(w, hr, s.Secure(hr)); f.Message != "" || f.Form != nil {
 		w.Header().Set("Cache-Control", "private, no-store")
 		v.Flash, v.Form = f.Message, f.Form
 	}

@@ -105,6 +105,10 @@ type Options struct {
 	// choose its address by sending the header itself. Default: none, and
 	// the connection's address is the client's.
 	TrustedProxies []netip.Prefix
+	// HSTS, when positive, sends Strict-Transport-Security with this
+	// max-age on every answer the site gives over HTTPS ([Site.Secure]),
+	// so that browsers never reach it over plain http again. Default: off.
+	HSTS time.Duration
 	// ConfirmView renders the page a person sees before a confirm action
 	// posted from a form runs, from a [ConfirmData]. Default: a plain
 	// built-in page.

@@ -33,7 +33,7 @@ type from struct {
 
 // fromOf reads where a request comes from.
 func (s *Site) fromOf(r *http.Request) from {
-	return from{addr: s.clientAddr(r), origin: peer.OriginOf(r), navigate: navigation(r)}
+	return from{addr: s.clientAddr(r), origin: peer.OriginOf(r, peer.HTTPS(r, s.opts.TrustedProxies)), navigate: navigation(r)}
 }
 
 // checkOrigin is the Origin rule of every door that runs calls, for the
@@ -69,7 +69,7 @@ func (s *Site) CheckOrigin(hr *http.Request) error {
 	if e != nil {
 		return e
 	}
-	if e := s.checkOrigin(peer.OriginOf(hr), r.Caller); e != nil {
+	if e := s.checkOrigin(peer.OriginOf(hr, peer.HTTPS(hr, s.opts.TrustedProxies)), r.Caller); e != nil {
 		return e
 	}
 	return nil

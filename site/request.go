@@ -163,12 +163,19 @@ type Request struct {
 	header   http.Header   // response headers an action set, sent only on success
 	approved *approvedCall // what the person approved, for a confirm action
 	byPerson bool          // the HTML door: a page view, or a form posted as a navigation (see Actor)
+	secure   bool          // the browser reached the site over HTTPS (Site.Secure): cookies are Secure
 }
 
 // SetCookie adds a Set-Cookie header to the response. An action's cookies
 // are sent only when the action succeeds, so a failed call leaves the
-// client's cookies as they were.
+// client's cookies as they were. Over HTTPS ([Site.Secure]) the cookie is
+// made Secure, whatever the action set.
 func (r *Request) SetCookie(c *http.Cookie) {
+	if r.secure && !c.Secure {
+		cc := *c
+		cc.Secure = true
+		c = &cc
+	}
 	if v := c.String(); v != "" {
 		r.ResponseHeader().Add("Set-Cookie", v)
 	}

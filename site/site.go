@@ -38,6 +38,8 @@ type Site struct {
 	limiterFaults atomic.Int64
 	faultLog      faultLog // limiter faults are logged once per burst
 
+	httpsOrigins bool // every configured origin is https (see Secure)
+
 	mounts  []mount // handlers of other transports, such as the MCP endpoint
 	mcpPath string  // where MountMCP mounted the MCP endpoint, for the index
 }
@@ -57,6 +59,7 @@ func New(opts Options) *Site {
 		}
 		s.origins = append(s.origins, n)
 	}
+	s.httpsOrigins = allHTTPS(s.origins)
 	if err := s.opts.DefaultLimit.Valid(); err != nil {
 		panic("site: Options.DefaultLimit: " + err.Error())
 	}
@@ -150,6 +153,7 @@ type handler struct {
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.once.Do(h.build)
+	h.site.setHSTS(w, r)
 	h.mux.ServeHTTP(w, r)
 }
 
@@ -291,7 +295,7 @@ func (s *Site) authenticate(hr *http.Request) (*Request, *Error) {
 				req = req.WithContext(ctx)
 			}
 		}
-		return &Request{Request: req, Caller: c}, nil
+		return &Request{Request: req, Caller: c, secure: s.Secure(hr)}, nil
 	case errors.Is(err, ErrBadToken):
 		return nil, newBadTokenError()
 	default:

@@ -35,7 +35,9 @@ func secretField(name string) bool {
 // minute, is not readable by scripts, and is only ever shown as text
 // (templates escape it): a flash set by anyone else can mislead but never
 // run, and it changes nothing but what a page shows.
-func SetFlash(w http.ResponseWriter, r *http.Request, msg string, form map[string][]string) {
+//
+// secure marks the cookie Secure: the browser reached the site over HTTPS.
+func SetFlash(w http.ResponseWriter, secure bool, msg string, form map[string][]string) {
 	f := Flash{Message: msg}
 	for k, v := range form {
 		if !secretField(k) {
@@ -57,18 +59,18 @@ func SetFlash(w http.ResponseWriter, r *http.Request, msg string, form map[strin
 		return
 	}
 	http.SetCookie(w, &http.Cookie{Name: FlashCookie, Value: base64.RawURLEncoding.EncodeToString(b),
-		Path: "/", MaxAge: 60, HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: r.TLS != nil})
+		Path: "/", MaxAge: 60, HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: secure})
 }
 
 // TakeFlash returns the flash of the request, if any, and clears it so
-// that it shows once.
-func TakeFlash(w http.ResponseWriter, r *http.Request) Flash {
+// that it shows once; secure is SetFlash's.
+func TakeFlash(w http.ResponseWriter, r *http.Request, secure bool) Flash {
 	c, err := r.Cookie(FlashCookie)
 	if err != nil {
 		return Flash{}
 	}
 	http.SetCookie(w, &http.Cookie{Name: FlashCookie, Value: "", Path: "/", MaxAge: -1, HttpOnly: true,
-		SameSite: http.SameSiteLaxMode, Secure: r.TLS != nil})
+		SameSite: http.SameSiteLaxMode, Secure: secure})
 	var f Flash
 	b, err := base64.RawURLEncoding.DecodeString(c.Value)
 	if err != nil || len(b) > maxFlash || json.Unmarshal(b, &f) != nil {

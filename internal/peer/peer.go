@@ -59,10 +59,11 @@ type Origin struct {
 	CrossSite bool
 }
 
-// OriginOf reads where a request says it comes from.
-func OriginOf(r *http.Request) Origin {
+// OriginOf reads where a request says it comes from; tls is whether the
+// browser reached the site over TLS (see HTTPS).
+func OriginOf(r *http.Request, tls bool) Origin {
 	vs := r.Header.Values("Origin")
-	o := Origin{Sent: len(vs) > 0, Host: r.Host, TLS: r.TLS != nil,
+	o := Origin{Sent: len(vs) > 0, Host: r.Host, TLS: tls,
 		CrossSite: strings.EqualFold(r.Header.Get("Sec-Fetch-Site"), "cross-site")}
 	if len(vs) == 1 {
 		o.Value = vs[0]
@@ -91,6 +92,35 @@ func (o Origin) Allowed(origins []string) bool {
 		}
 	}
 	return false
+}
+
+// HTTPS reports whether the browser reached the site over TLS: the
+// connection's own, or, on a connection from one of the trusted proxies,
+// the last X-Forwarded-Proto value (what the nearest proxy said). Anyone
+// else's header is not believed.
+func HTTPS(r *http.Request, trusted []netip.Prefix) bool {
+	if r.TLS != nil {
+		return true
+	}
+	vs := r.Header.Values("X-Forwarded-Proto")
+	if len(vs) == 0 || !fromTrusted(r, trusted) {
+		return false
+	}
+	last := vs[len(vs)-1]
+	if i := strings.LastIndexByte(last, ','); i >= 0 {
+		last = last[i+1:]
+	}
+	return strings.EqualFold(strings.TrimSpace(last), "https")
+}
+
+// fromTrusted reports whether the connection comes from a trusted proxy.
+func fromTrusted(r *http.Request, trusted []netip.Prefix) bool {
+	host := r.RemoteAddr
+	if h, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
+		host = h
+	}
+	a, err := netip.ParseAddr(host)
+	return err == nil && isTrusted(a, trusted)
 }
 
 // ClientAddr is the client's address: the connection's, or, when that is

@@ -28,12 +28,12 @@ func TestNormalizeOrigin(t *testing.T) {
 
 func TestOriginAllowed(t *testing.T) {
 	r := httptest.NewRequest("POST", "http://shop.example/cart", nil)
-	if o := OriginOf(r); o.Sent || o.Allowed(nil) || o.CrossSite {
+	if o := OriginOf(r, r.TLS != nil); o.Sent || o.Allowed(nil) || o.CrossSite {
 		t.Errorf("no Origin: %+v", o)
 	}
 	r.Header.Set("Origin", "null")
 	r.Header.Set("Sec-Fetch-Site", "Cross-Site")
-	if o := OriginOf(r); !o.Sent || o.Allowed(nil) || !o.CrossSite {
+	if o := OriginOf(r, r.TLS != nil); !o.Sent || o.Allowed(nil) || !o.CrossSite {
 		t.Errorf("Origin null from another site: %+v", o)
 	}
 	r.Header.Del("Sec-Fetch-Site")
@@ -50,7 +50,7 @@ func TestOriginAllowed(t *testing.T) {
 		t.Error("https origin")
 	}
 	r.Header.Add("Origin", "https://shop.example")
-	if o := OriginOf(r); !o.Sent || o.Allowed(nil) {
+	if o := OriginOf(r, r.TLS != nil); !o.Sent || o.Allowed(nil) {
 		t.Errorf("two Origin headers: %+v", o)
 	}
 }
@@ -76,4 +76,30 @@ func TestClientAddr(t *testing.T) {
 	}
 }
 
-func sameOrigin(r *http.Request, origins []string) bool { return OriginOf(r).Allowed(origins) }
+func sameOrigin(r *http.Request, origins []string) bool { return OriginOf(r, r.TLS != nil).Allowed(origins) }
+
+func TestHTTPS_OnlyFromTrustedProxies(t *testing.T) {
+	proxies := []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}
+	r := httptest.NewRequest("GET", "/", nil)
+	r.RemoteAddr = "10.1.2.3:4000"
+	if HTTPS(r, proxies) {
+		t.Error("no header, no TLS")
+	}
+	r.Header.Set("X-Forwarded-Proto", "https")
+	if !HTTPS(r, proxies) {
+		t.Error("https from a trusted proxy")
+	}
+	r.Header.Set("X-Forwarded-Proto", "https, http") // the nearest proxy says http
+	if HTTPS(r, proxies) {
+		t.Error("the nearest proxy's http")
+	}
+	r.Header.Set("X-Forwarded-Proto", "HTTPS")
+	r.RemoteAddr = "203.0.113.1:4000"
+	if HTTPS(r, proxies) {
+		t.Error("an untrusted address's header was believed")
+	}
+	r.TLS = &tls.ConnectionState{}
+	if !HTTPS(r, nil) {
+		t.Error("a TLS connection")
+	}
+}

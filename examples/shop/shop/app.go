@@ -90,6 +90,20 @@ type Options struct {
 	Dev bool
 }
 
+// hsts is the shop's Strict-Transport-Security: a year when every public
+// origin is https (behind a proxy that ends TLS), else none.
+func hsts(origins []string) time.Duration {
+	for _, o := range origins {
+		if !strings.HasPrefix(o, "https://") {
+			return 0
+		}
+	}
+	if len(origins) == 0 {
+		return 0
+	}
+	return 365 * 24 * time.Hour
+}
+
 // New builds the shop over a store.
 func New(store *Store, opts Options) *App {
 	a := &App{store: store, failures: newFailures(store.now), log: opts.Logger, approvals: !opts.NoApprovals, origins: opts.Origins}
@@ -108,6 +122,7 @@ func New(store *Store, opts Options) *App {
 		Logger:            opts.Logger,
 		Origins:           opts.Origins,
 		TrustedProxies:    opts.TrustedProxies,
+		HSTS:              hsts(opts.Origins),
 		Idempotency:       opts.idempotency(store),
 		IdempotencySecret: opts.Secret,
 		DefaultLimit:      opts.DefaultLimit,

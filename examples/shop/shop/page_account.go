@@ -62,7 +62,7 @@ func (a *App) signIn(r *site.Request, in SignIn) (site.Done, error) {
 		if err != nil {
 			return site.Done{}, err
 		}
-		r.SetCookie(&http.Cookie{Name: deviceCookie, Value: plain, Path: "/login", HttpOnly: true, Secure: r.TLS != nil,
+		r.SetCookie(&http.Cookie{Name: deviceCookie, Value: plain, Path: "/login", HttpOnly: true,
 			SameSite: http.SameSiteLaxMode, MaxAge: int((365 * 24 * time.Hour).Seconds())})
 	}
 	// Back to the page that sent the person here (?next=, a path of this
@@ -100,8 +100,9 @@ func roughly(d time.Duration) string {
 // the session cookie is set.
 //
 // The session cookie is HttpOnly (no script reads it), SameSite=Lax (other
-// sites' forms and fetches do not carry it; links do), Secure when the
-// connection is TLS, and Path=/; it lasts SessionTTL.
+// sites' forms and fetches do not carry it; links do), Secure over HTTPS
+// (r.SetCookie makes it so, behind a TLS proxy too), and Path=/; it lasts
+// SessionTTL.
 func (a *App) startSession(r *site.Request, u *User) error {
 	ctx := r.Context()
 	sh := shopperOf(r)
@@ -117,7 +118,7 @@ func (a *App) startSession(r *site.Request, u *User) error {
 	if err := a.store.MergeGuestCart(ctx, sh.GuestHash, u.ID); err != nil {
 		return err
 	}
-	r.SetCookie(&http.Cookie{Name: sessionCookie, Value: sess, Path: "/", HttpOnly: true, Secure: r.TLS != nil,
+	r.SetCookie(&http.Cookie{Name: sessionCookie, Value: sess, Path: "/", HttpOnly: true,
 		SameSite: http.SameSiteLaxMode, MaxAge: int(SessionTTL.Seconds())})
 	if sh.GuestHash != "" {
 		r.SetCookie(&http.Cookie{Name: guestCookie, Value: "", Path: "/", MaxAge: -1})

@@ -93,7 +93,7 @@ func (a *App) addToCart(r *site.Request, in AddToCart) (site.Result[CartLine], e
 	if sh.User == nil && sh.GuestHash == "" {
 		// A guest's first item: the cart is tied to a new cookie.
 		plain, hash := secret("g_")
-		r.SetCookie(&http.Cookie{Name: guestCookie, Value: plain, Path: "/", HttpOnly: true, Secure: r.TLS != nil,
+		r.SetCookie(&http.Cookie{Name: guestCookie, Value: plain, Path: "/", HttpOnly: true,
 			SameSite: http.SameSiteLaxMode, MaxAge: int(guestCartLifetime.Seconds())})
 		sh = &shopper{GuestHash: hash}
 		r.Caller = site.Caller{ID: "guest:" + hash[:16], Mode: protocol.AuthCookie, User: sh}
