@@ -76,7 +76,9 @@ func TestClientAddr(t *testing.T) {
 	}
 }
 
-func sameOrigin(r *http.Request, origins []string) bool { return OriginOf(r, r.TLS != nil).Allowed(origins) }
+func sameOrigin(r *http.Request, origins []string) bool {
+	return OriginOf(r, r.TLS != nil).Allowed(origins)
+}
 
 func TestHTTPS_OnlyFromTrustedProxies(t *testing.T) {
 	proxies := []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}
