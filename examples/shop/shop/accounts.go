@@ -145,7 +145,7 @@ const SessionTTL = 14 * 24 * time.Hour
 func (s *Store) CreateSession(ctx context.Context, userID int64) (string, error) {
 	plain, hash := secret("s_")
 	now := s.now()
-	_, err := s.db.ExecContext(ctx, `INSERT INTO sessions (id_hash, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)`,
+	err := s.exec(ctx, `INSERT INTO sessions (id_hash, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)`,
 		hash, userID, now.Unix(), now.Add(SessionTTL).Unix())
 	if err != nil {
 		return "", fmt.Errorf("creating session: %w", err)
@@ -181,8 +181,7 @@ func (s *Store) GuestCartExists(ctx context.Context, hash string) (bool, error) 
 
 // DeleteSession signs a session out.
 func (s *Store) DeleteSession(ctx context.Context, plain string) error {
-	_, err := s.db.ExecContext(ctx, `DELETE FROM sessions WHERE id_hash = ?`, hashSecret(plain))
-	return err
+	return s.exec(ctx, `DELETE FROM sessions WHERE id_hash = ?`, hashSecret(plain))
 }
 
 // SetFlash keeps a message for the session's next page view; PopFlash
@@ -194,8 +193,7 @@ func (s *Store) DeleteSession(ctx context.Context, plain string) error {
 // hash): a leaked database gives no working token, even one created a
 // moment before and not shown yet.
 func (s *Store) SetFlash(ctx context.Context, plain, msg string) error {
-	_, err := s.db.ExecContext(ctx, `UPDATE sessions SET flash = ? WHERE id_hash = ?`, sealFlash(plain, msg), hashSecret(plain))
-	return err
+	return s.exec(ctx, `UPDATE sessions SET flash = ? WHERE id_hash = ?`, sealFlash(plain, msg), hashSecret(plain))
 }
 
 // flashKey is the key that seals a session's flash.
@@ -368,14 +366,16 @@ func (s *Store) Tokens(ctx context.Context, userID int64) ([]Token, error) {
 
 // RevokeToken revokes one of the user's tokens.
 func (s *Store) RevokeToken(ctx context.Context, userID, id int64) error {
-	res, err := s.db.ExecContext(ctx, `UPDATE tokens SET revoked_at = ? WHERE id = ? AND user_id = ? AND revoked_at IS NULL`, s.now().Unix(), id, userID)
-	if err != nil {
-		return err
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return ErrNotFound
-	}
-	return nil
+	return s.tx(ctx, func(tx *Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE tokens SET revoked_at = ? WHERE id = ? AND user_id = ? AND revoked_at IS NULL`, s.now().Unix(), id, userID)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return ErrNotFound
+		}
+		return nil
+	})
 }
 
 // UserByEmail returns the id of the account with the email.
@@ -406,7 +406,7 @@ func (s *Store) UserByEmail(ctx context.Context, email string) (int64, error) {
 // the device cookie's value; only its hash is stored.
 func (s *Store) CreateDevice(ctx context.Context, userID int64) (string, error) {
 	plain, hash := secret("d_")
-	_, err := s.db.ExecContext(ctx, `INSERT INTO devices (hash, user_id, created_at) VALUES (?, ?, ?)`, hash, userID, s.now().Unix())
+	err := s.exec(ctx, `INSERT INTO devices (hash, user_id, created_at) VALUES (?, ?, ?)`, hash, userID, s.now().Unix())
 	if err != nil {
 		return "", fmt.Errorf("remembering a device: %w", err)
 	}

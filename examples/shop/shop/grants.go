@@ -63,7 +63,7 @@ func (s *Store) CreateGrantedToken(ctx context.Context, userID int64, label stri
 	if !g.Expires.IsZero() {
 		expires = g.Expires.Unix()
 	}
-	_, err := s.db.ExecContext(ctx, `INSERT INTO tokens (user_id, hash, label, created_at, scopes, expires_at, order_limit, day_limit)
+	err := s.exec(ctx, `INSERT INTO tokens (user_id, hash, label, created_at, scopes, expires_at, order_limit, day_limit)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, userID, hash, label, s.now().Unix(), scopesColumn(g.Actions), expires, g.OrderLimit, g.DayLimit)
 	if err != nil {
 		return "", fmt.Errorf("creating token: %w", err)

@@ -77,6 +77,17 @@ func (s *Store) tx(ctx context.Context, f func(*Tx) error) error {
 	return t.Commit()
 }
 
+// exec runs one write in its own transaction (tx), so that the call's
+// Idempotency-Key commits with it: every write an action makes goes
+// through tx or exec, and a repeat of a keyed call fails at its first
+// write (errKeyLost) before anything of it is kept.
+func (s *Store) exec(ctx context.Context, q string, args ...any) error {
+	return s.tx(ctx, func(tx *Tx) error {
+		_, err := tx.ExecContext(ctx, q, args...)
+		return err
+	})
+}
+
 // ProductSummary is a product as the catalog lists it.
 type ProductSummary struct {
 	Slug    string `json:"slug"`
