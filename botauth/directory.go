@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"strings"
 	"sync"
@@ -19,9 +20,11 @@ import (
 // DirectoryFetcher fetches and caches the key directories agents name in
 // their Signature-Agent header. A request's signature makes the site
 // fetch a URL the request chose, so the fetcher is bounded: https only
-// (AllowHTTP for tests), no private, loopback or link-local address
-// unless AllowPrivate, an optional list of allowed origins, a size and a
-// time limit, and a bounded cache that keeps each directory as long as
+// (AllowHTTP for tests), no private, loopback, link-local or other
+// special-purpose address unless AllowPrivate (every block of the IANA
+// registries, their NAT64 and IPv4-mapped forms included), an optional
+// list of allowed origins, a size and a time limit, one fetch at a time
+// per directory, and a bounded cache that keeps each directory as long as
 // its Cache-Control says (within MinTTL and MaxTTL).
 type DirectoryFetcher struct {
 	// Origins, when set, are the only directories fetched
@@ -40,10 +43,19 @@ type DirectoryFetcher struct {
 	// MaxEntries bounds the cache. Default: 1,000 directories.
 	MaxEntries int
 
-	once   sync.Once
-	client *http.Client
-	mu     sync.Mutex
-	cache  map[string]cached
+	once     sync.Once
+	client   *http.Client
+	mu       sync.Mutex
+	cache    map[string]cached
+	inflight map[string]*flight // the fetch under way of each directory
+}
+
+// flight is one fetch of a directory, which every caller that asks for it
+// meanwhile waits for.
+type flight struct {
+	done chan struct{}
+	keys []ed25519.PublicKey
+	err  error
 }
 
 type cached struct {
@@ -53,7 +65,7 @@ type cached struct {
 }
 
 // errBlocked is a directory on an address the fetcher does not reach.
-var errBlocked = errors.New("its address is private, loopback or link-local")
+var errBlocked = errors.New("its address is private, loopback, link-local or otherwise special-purpose")
 
 func (f *DirectoryFetcher) init() {
 	f.once.Do(func() {
@@ -64,8 +76,8 @@ func (f *DirectoryFetcher) init() {
 				if err != nil {
 					return err
 				}
-				ip := net.ParseIP(host)
-				if ip == nil || ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() || ip.IsUnspecified() || ip.IsMulticast() {
+				ip, err := netip.ParseAddr(host)
+				if err != nil || specialPurpose(ip) {
 					return errBlocked
 				}
 				return nil
@@ -78,6 +90,7 @@ func (f *DirectoryFetcher) init() {
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 		}
 		f.cache = map[string]cached{}
+		f.inflight = map[string]*flight{}
 	})
 }
 
@@ -90,23 +103,52 @@ func (f *DirectoryFetcher) timeout() time.Duration {
 
 // Keys returns the Ed25519 keys of the directory at origin, from the
 // cache or fetched.
+//
+// The fetch is the fetcher's, not the caller's: it runs within its own
+// Timeout whether or not the caller waits for it, and callers that ask
+// for one directory at once share one fetch. So a caller that sends a
+// signature naming a directory and hangs up cannot make the fetch fail,
+// and its failure, cached briefly, the real agent's. A caller whose
+// context ends stops waiting, with an error.
 func (f *DirectoryFetcher) Keys(ctx context.Context, origin string) ([]ed25519.PublicKey, error) {
 	f.init()
 	if !f.allowed(origin) {
 		return nil, errors.New("this directory is not allowed here")
 	}
-	now := time.Now()
 	f.mu.Lock()
 	c, ok := f.cache[origin]
-	f.mu.Unlock()
-	if ok && now.Before(c.expires) {
+	if ok && time.Now().Before(c.expires) {
+		f.mu.Unlock()
 		return c.keys, c.err
 	}
-	keys, ttl, err := f.fetch(ctx, origin)
+	fl := f.inflight[origin]
+	if fl == nil {
+		fl = &flight{done: make(chan struct{})}
+		f.inflight[origin] = fl
+		go f.fly(origin, fl)
+	}
+	f.mu.Unlock()
+	select {
+	case <-fl.done:
+		return fl.keys, fl.err
+	case <-ctx.Done():
+		return nil, errors.New("the request ended before the directory answered")
+	}
+}
+
+// fly fetches a directory for every caller waiting on fl, and caches what
+// it got.
+func (f *DirectoryFetcher) fly(origin string, fl *flight) {
+	keys, ttl, err := f.fetch(context.Background(), origin)
 	if err != nil {
 		ttl = 30 * time.Second // a failure is remembered briefly
 	}
+	now := time.Now()
 	f.mu.Lock()
+	defer close(fl.done)
+	defer f.mu.Unlock()
+	fl.keys, fl.err = keys, err
+	delete(f.inflight, origin)
 	if limit := f.maxEntries(); len(f.cache) >= limit {
 		for k, v := range f.cache { // the expired first
 			if now.After(v.expires) {
@@ -121,8 +163,6 @@ func (f *DirectoryFetcher) Keys(ctx context.Context, origin string) ([]ed25519.P
 		}
 	}
 	f.cache[origin] = cached{keys: keys, err: err, expires: now.Add(ttl)}
-	f.mu.Unlock()
-	return keys, err
 }
 
 func (f *DirectoryFetcher) maxEntries() int {

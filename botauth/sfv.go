@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -152,12 +153,25 @@ func (p *parser) bareItem() (any, error) {
 		return n, nil
 	case (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '*':
 		start := p.i
-		for p.i < len(p.s) && strings.IndexByte(",;() \t\"=", p.s[p.i]) < 0 {
+		p.i++
+		for p.i < len(p.s) && tokenChar(p.s[p.i]) {
 			p.i++
 		}
 		return token(p.s[start:p.i]), nil
 	}
 	return nil, fmt.Errorf("an item at %d", p.i)
+}
+
+// tokenChar reports whether c may follow a token's first character: an
+// HTTP tchar, ':' or '/' (RFC 8941, 3.3.4). Anything else ends the token,
+// and what follows must then be a delimiter, so a non-ASCII byte, a
+// control or a '{' in a token is an error.
+func tokenChar(c byte) bool {
+	switch {
+	case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+		return true
+	}
+	return strings.IndexByte("!#$%&'*+-.^_`|~:/", c) >= 0
 }
 
 func (p *parser) params() (params, error) {
@@ -226,7 +240,12 @@ func parseDictionary(s string) ([]member, error) {
 			if end < 0 {
 				return nil, fmt.Errorf("%s: an unterminated byte sequence", label)
 			}
+			// RFC 8941 asks parsers not to fail on missing "=" padding,
+			// as other implementations (npm web-bot-auth) send it.
 			b, err := base64.StdEncoding.DecodeString(p.s[p.i : p.i+end])
+			if err != nil && !strings.Contains(p.s[p.i:p.i+end], "=") {
+				b, err = base64.RawStdEncoding.DecodeString(p.s[p.i : p.i+end])
+			}
 			if err != nil {
 				return nil, fmt.Errorf("%s: a bad byte sequence", label)
 			}
@@ -238,7 +257,14 @@ func parseDictionary(s string) ([]member, error) {
 		if m.params, err = p.params(); err != nil {
 			return nil, fmt.Errorf("%s: %w", label, err)
 		}
-		out = append(out, m)
+		// A key given twice is its last value, in the place of the first
+		// (RFC 8941, 4.2.2): what is checked is what a conforming reader
+		// of the header would take.
+		if i := slices.IndexFunc(out, func(o member) bool { return o.label == label }); i >= 0 {
+			out[i] = m
+		} else {
+			out = append(out, m)
+		}
 		p.ws()
 		if p.i < len(p.s) {
 			if p.peek() != ',' {

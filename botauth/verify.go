@@ -126,7 +126,7 @@ func (v *Verifier) Verify(r *http.Request) (Agent, error) {
 	if !contains(m.items, "@authority") {
 		return Agent{}, invalid("the signature does not cover @authority")
 	}
-	if r.Header.Get("Signature-Agent") != "" && !contains(m.items, "signature-agent") {
+	if signatureAgentLine(r) != "" && !contains(m.items, "signature-agent") {
 		return Agent{}, invalid("the signature does not cover the Signature-Agent header")
 	}
 	keyid, _ := m.params.str("keyid")
@@ -194,8 +194,10 @@ func (v *Verifier) checkParams(m *member) error {
 	case expires-created > int64(maxValidity/time.Second):
 		return invalid("the signature is valid for longer than %s", maxValidity)
 	}
-	if alg, ok := m.params.str("alg"); ok && alg != "ed25519" {
-		return invalid("the algorithm %q is not supported: ed25519 is", alg)
+	if alg, ok := m.params.get("alg"); ok && alg != "ed25519" {
+		// Any other value, a token "ed25519" included, is not the string
+		// the profile names.
+		return invalid("the algorithm %v is not supported: \"ed25519\" is", alg)
 	}
 	if keyid, ok := m.params.str("keyid"); !ok || keyid == "" {
 		return invalid("the signature has no keyid")
@@ -229,7 +231,7 @@ func (v *Verifier) key(ctx context.Context, keyid, directory string) (Agent, ed2
 // agent's key directory, as an sf-string ("https://agent.example"), a
 // dictionary member of the signature's label, or a bare URL.
 func signatureAgent(r *http.Request, label string) (string, error) {
-	h := strings.TrimSpace(r.Header.Get("Signature-Agent"))
+	h := signatureAgentLine(r)
 	if h == "" {
 		return "", nil
 	}
@@ -264,6 +266,19 @@ func signatureAgent(r *http.Request, label string) (string, error) {
 		return "", invalid("Signature-Agent is not an http(s) URL")
 	}
 	return u.Scheme + "://" + strings.ToLower(u.Host), nil
+}
+
+// signatureAgentLine is the Signature-Agent field: every line of it,
+// combined as the signature base combines them, so that no line goes
+// unchecked.
+func signatureAgentLine(r *http.Request) string {
+	var parts []string
+	for _, v := range r.Header.Values("Signature-Agent") {
+		if v = strings.TrimSpace(v); v != "" {
+			parts = append(parts, v)
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 func contains(items []string, name string) bool {
