@@ -1,6 +1,7 @@
 package site_test
 
 import (
+	"html"
 	"html/template"
 	"log/slog"
 	"net/http"
@@ -214,5 +215,25 @@ func TestApproval_AScriptCannotDecide(t *testing.T) {
 	}
 	if code := decide(t, c, u, "alice", "approve"); code != http.StatusOK {
 		t.Fatalf("the person's own decision: %d", code)
+	}
+}
+
+// The default approval page lists the whole input beside the summary,
+// values as data; another account's person is told the link is not
+// theirs, with a way to switch.
+func TestApprovalPage_TheWholeInputAndAnotherAccount(t *testing.T) {
+	sh := newApprovalShop(t, time.Minute)
+	c := sitetest.New(t, sh.site)
+	_, u, _ := ask(t, c, "agent-a", "gift \u02bafor bob\u200b", "")
+	page := c.Get(u, sitetest.Header("Cookie", "session=alice"))
+	body := html.UnescapeString(page.Body.String())
+	if page.Code != 200 || !strings.Contains(body, "<dt>Note</dt>") || !strings.Contains(body, "gift ⟨U+02BA⟩for bob⟨U+200B⟩") ||
+		!strings.Contains(body, "could press this button") {
+		t.Fatalf("the approval page: %d %s", page.Code, body)
+	}
+	other := c.Get(u, sitetest.Header("Cookie", "session=bob"))
+	if b := other.Body.String(); other.Code != http.StatusForbidden || !strings.Contains(b, "another account") ||
+		!strings.Contains(b, "/login?next=") || strings.Contains(b, "gift") {
+		t.Fatalf("another account: %d %s", other.Code, b)
 	}
 }

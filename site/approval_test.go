@@ -232,8 +232,11 @@ func TestApproval_ThePageIsThePersons(t *testing.T) {
 	if res := c.Get(u); res.Code != 401 || !strings.Contains(res.Body.String(), `href="/login?next=%2Fapprovals%2F`) {
 		t.Errorf("not signed in: %d", res.Code)
 	}
-	if res := c.Get(u, sitetest.Header("Cookie", "session=bob")); res.Code != 404 {
+	if res := c.Get(u, sitetest.Header("Cookie", "session=bob")); res.Code != 403 || strings.Contains(res.Body.String(), "gift") {
 		t.Errorf("another person: %d", res.Code)
+	}
+	if res := c.PostForm(u, url.Values{"_decision": {"approve"}}, sitetest.Header("Cookie", "session=bob")); res.Code != 403 {
+		t.Errorf("another person deciding: %d", res.Code)
 	}
 	if res := c.PostForm(u, url.Values{"_decision": {"approve"}}, sitetest.Header("Authorization", "Bearer agent-a")); res.Code != 403 {
 		t.Errorf("an agent approving its own call: %d", res.Code)

@@ -63,8 +63,13 @@ func (c *call) outsideGrant() *Error {
 // page, the action, the input, and the summary and basis the person
 // reads.
 func (c *call) approvalFor(summary string) ApprovalCall {
-	return ApprovalCall{Account: c.r.Caller.AccountID(), Credential: c.r.Caller.ID, Agent: c.r.Caller.Label,
-		Page: c.r.URL.Path, Action: c.act.meta.Name, Input: c.value, Summary: summary, Basis: c.basis()}
+	a := ApprovalCall{Account: c.r.Caller.AccountID(), Credential: c.r.Caller.ID, Agent: c.r.Caller.Label,
+		Page: c.r.URL.Path, Action: c.act.meta.Name, Input: c.value, Summary: summary, Basis: c.basis(),
+		Fields: inputFields(c.act.input, c.value), SignedBy: c.r.Caller.Agent}
+	if sr, ok := c.site.opts.Standing.(StandingReasons); ok {
+		a.Why = sr.Beyond(c.r, c.act.meta.Name, c.in)
+	}
+	return a
 }
 
 // askApproval asks the person for an approval of this call and answers

@@ -50,6 +50,16 @@ type ApprovalCall struct {
 	// Summary is what the person reads and approves, and Basis the
 	// [ApprovalBasis] of the state it was built from ("" when none).
 	Summary, Basis string
+	// Fields are the whole input, field by field, as the person reads it
+	// beside the summary ([InputField]).
+	Fields []InputField
+	// SignedBy is the agent that signed the call, once its signature was
+	// verified (Caller.Agent, Web Bot Auth); "" for an unsigned call.
+	SignedBy string
+	// Why says why the person is asked, when the site knows more than
+	// "this needs your approval": the call is beyond their standing
+	// approval ([StandingReasons]). "" otherwise.
+	Why string
 }
 
 // ApprovalAsk is where a call that may not run yet sends the person.

@@ -88,6 +88,15 @@ type StandingApprovals interface {
 	Covers(r *Request, action string, input any, summary, basis string) bool
 }
 
+// StandingReasons is implemented by a [StandingApprovals] that can say
+// why a call it does not cover is beyond the person's standing approval,
+// for the approval page: "beyond your standing approval: 29.00 EUR, with
+// 40.00 of 50.00 EUR used today". Beyond returns "" for a caller without
+// a standing approval of the action.
+type StandingReasons interface {
+	Beyond(r *Request, action string, input any) string
+}
+
 // ErrOutsideGrant is returned by an action that runs on a standing
 // approval ([Request.Standing]) when it finds, where it writes, that the
 // call is beyond the grant (the day's limit reached by calls that ran at

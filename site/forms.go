@@ -190,6 +190,10 @@ type ConfirmData struct {
 	Action, Description string
 	// Page is the URL the confirmation form posts back to.
 	Page string
+	// Input is the whole input, field by field, as the person reads it
+	// beside the summary ([InputField]): what the summary leaves out is
+	// seen too.
+	Input []InputField
 	// Fields are the submitted input fields, to post again as hidden
 	// inputs, with the basis of the summary (FormBasisField) when the
 	// action's input has one.
@@ -221,7 +225,7 @@ func (s *Site) renderConfirm(w http.ResponseWriter, c *call, e *Error) {
 		c.before.loadAll() // the page's header shows entities the guard did not read
 	}
 	d := ConfirmData{State: c.before, Summary: e.message, Action: c.name, Description: c.act.meta.Description,
-		Page: c.r.URL.RequestURI(), Request: c.r}
+		Page: c.r.URL.RequestURI(), Request: c.r, Input: inputFields(c.act.input, c.value)}
 	form := c.formOf()
 	names := make([]string, 0, len(form))
 	for k := range form {

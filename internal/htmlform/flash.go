@@ -22,9 +22,9 @@ type Flash struct {
 	Form    url.Values `json:"f,omitempty"` // the fields posted, without secrets
 }
 
-// secretField reports whether a form field must never be kept in a
-// cookie, by its name.
-func secretField(name string) bool {
+// SecretField reports whether a field must never be shown or kept, by its
+// name: a password, a token, a secret.
+func SecretField(name string) bool {
 	n := strings.ToLower(name)
 	return strings.Contains(n, "password") || strings.Contains(n, "token") || strings.Contains(n, "secret")
 }
@@ -40,7 +40,7 @@ func secretField(name string) bool {
 func SetFlash(w http.ResponseWriter, secure bool, msg string, form map[string][]string) {
 	f := Flash{Message: msg}
 	for k, v := range form {
-		if !secretField(k) {
+		if !SecretField(k) {
 			if f.Form == nil {
 				f.Form = url.Values{}
 			}

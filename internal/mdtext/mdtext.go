@@ -71,14 +71,15 @@ func isBreakOrSpace(r rune) bool {
 
 // Quote returns a value a caller supplied (a name, a street, a label) as
 // it may appear in a summary a person approves: in double quotes, its
-// spaces at either end trimmed, escaped as [Escape] does, with
-// any double quote inside escaped too. Whatever the value holds, it
+// spaces at either end trimmed, escaped as [Escape] does, with any double
+// quote inside escaped too, and look-alike quotes and invisible characters
+// written as their code points ([Visible]). Whatever the value holds, it
 // cannot end the quotes, start a line, or look like the site's own text
 // ("Total: 0.00 EUR"), in plain text or rendered as Markdown.
 //
 //	fmt.Sprintf("Deliver to %s.", mdtext.Quote(in.Name))
 func Quote(s string) string {
-	return `"` + strings.ReplaceAll(Escape(strings.TrimSpace(s)), `"`, `\"`) + `"`
+	return `"` + strings.ReplaceAll(Escape(Visible(strings.TrimSpace(s))), `"`, `\"`) + `"`
 }
 
 // UnsafeRune reports whether r must never reach a person's screen from a

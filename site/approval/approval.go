@@ -22,6 +22,8 @@ import (
 	"errors"
 	"sync"
 	"time"
+
+	"github.com/affordances-go/affordances/site"
 )
 
 // State is where an approval stands.
@@ -57,6 +59,15 @@ type Approval struct {
 	// Agent is the Caller.Label of the credential that asked, for the
 	// person: which agent asks.
 	Agent string `json:"agent,omitempty"`
+	// SignedBy is the verified agent that signed the call that asked
+	// (Web Bot Auth), "" when it was not signed.
+	SignedBy string `json:"signedBy,omitempty"`
+	// Fields are the call's whole input as the person reads it, field by
+	// field, beside Summary.
+	Fields []site.InputField `json:"fields,omitempty"`
+	// Why says why the person is asked, when the site knows (a call
+	// beyond their standing approval).
+	Why string `json:"why,omitempty"`
 	// State is where it stands; Expires when it stops being usable.
 	State   State     `json:"state"`
 	Expires time.Time `json:"expires"`

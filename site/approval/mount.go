@@ -101,7 +101,8 @@ type approvals struct {
 // approvalOf is the approval that call would be asked as.
 func approvalOf(call site.ApprovalCall) Approval {
 	return Approval{Account: call.Account, Credential: call.Credential, Agent: call.Agent, Page: call.Page,
-		Action: call.Action, Input: Digest(call.Input), Summary: call.Summary, Basis: call.Basis}
+		Action: call.Action, Input: Digest(call.Input), Summary: call.Summary, Basis: call.Basis,
+		SignedBy: call.SignedBy, Fields: call.Fields, Why: call.Why}
 }
 
 // ask turns the desk's answer into the page the site sends the person to.

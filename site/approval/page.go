@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/affordances-go/affordances/internal/words"
+	"github.com/affordances-go/affordances/site"
 )
 
 // Page serves the approval pages at a path ending in {id}: GET shows the
@@ -76,6 +77,10 @@ type PageData struct {
 	// where.
 	SignedIn  bool
 	SignInURL string
+	// OtherAccount is set when the person is signed in to another
+	// account than the one the approval is for: the page says so, with
+	// SignInURL to switch account. Nothing of the approval is shown.
+	OtherAccount bool
 	// Expired reports whether the approval can no longer be given.
 	Expired bool
 	// Done is set after the person decided, to thank them.
@@ -126,8 +131,18 @@ func (p *Page) ServeHTTP(w http.ResponseWriter, hr *http.Request) {
 		p.render(w, v, PageData{SignInURL: p.SignIn(hr.URL.Path)}, http.StatusUnauthorized)
 		return
 	}
-	if err != nil || a.Account != v.Account {
+	if err != nil {
 		http.NotFound(w, hr)
+		return
+	}
+	if a.Account != v.Account {
+		// The link is for another account: say so, and how to switch,
+		// without showing anything of what is asked.
+		if wantsJSON {
+			http.NotFound(w, hr)
+			return
+		}
+		p.render(w, v, PageData{SignedIn: true, OtherAccount: true, SignInURL: p.SignIn(hr.URL.Path)}, http.StatusForbidden)
 		return
 	}
 	expired := time.Now().After(a.Expires)
@@ -184,6 +199,9 @@ func (p *Page) render(w http.ResponseWriter, v Visitor, d PageData, status int) 
 		d.Agent = d.Approval.Agent
 		if d.Agent == "" {
 			d.Agent = "an agent"
+		}
+		if d.Approval.SignedBy != "" {
+			d.Agent += ", signed as " + site.ShowAsData(d.Approval.SignedBy) + " (verified)"
 		}
 		d.ExpiresIn = InWords(time.Until(d.Approval.Expires))
 		d.State, d.entities = p.PageState(v.Request, d.Approval.Page)

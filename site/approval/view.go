@@ -21,11 +21,20 @@ h1 { font-size: 1.5rem; line-height: 1.25; margin: 0 0 .75rem; }
 .decline { background: #fff; color: #9b2c1f; border: 2px solid #9b2c1f; }
 @media (min-width: 32rem) { .decide { flex-direction: row-reverse; justify-content: flex-start; } .decide button { flex: 1; } }
 a { color: #2f5d50; }
+.input { background: #fff; border: 1px solid #d9d5cc; border-radius: 10px; padding: .6rem 1.1rem; margin: 0 0 1rem; }
+.input div { display: flex; flex-wrap: wrap; gap: 0 .75rem; padding: .3rem 0; border-top: 1px solid #eeebe4; }
+.input div:first-child { border-top: 0; }
+.input dt { color: #55524b; min-width: 9rem; }
+.input dd { margin: 0; font-weight: 600; overflow-wrap: anywhere; }
+.why, .presence { color: #55524b; font-size: .95rem; }
 </style>
 </head>
 <body>
 <main>
-{{if not .SignedIn}}<h1>Sign in to answer an agent's request</h1>
+{{if .OtherAccount}}<h1>This request is for another account</h1>
+<p>You are signed in, but not to the account this request was made for. Nothing of it is shown here.</p>
+{{with .SignInURL}}<p><a href="{{.}}">Sign in to the other account</a>, and you come back to this page.</p>{{end}}
+{{else if not .SignedIn}}<h1>Sign in to answer an agent's request</h1>
 <p>An agent acting for you asked for your approval. Only you, signed in on this site, can give it.</p>
 {{with .SignInURL}}<p><a href="{{.}}">Sign in</a>, and you come back to this page.</p>{{end}}
 {{else if .Done}}<h1>{{if eq .Approval.State "approved"}}Approved{{else if eq .Approval.State "declined"}}Declined: nothing will happen{{else}}Already decided{{end}}</h1>
@@ -34,12 +43,16 @@ a { color: #2f5d50; }
 {{else}}<h1>{{.Title}}?</h1>
 <p class="who">Asked by {{.Agent}}, acting for you:</p>
 <p class="summary">{{.Approval.Summary}}</p>
+{{with .Approval.Why}}<p class="why">Why you are asked: {{.}}.</p>{{end}}
+{{with .Approval.Fields}}<p>Everything the agent sent:</p>
+<dl class="input">{{range .}}<div><dt>{{.Label}}</dt><dd>{{.Value}}</dd></div>{{end}}</dl>{{end}}
 {{if .Expired}}<p><strong>This request expired.</strong> Nothing will run; the agent can ask again.</p>
 {{else if eq .Approval.State "pending"}}<form method="post" class="decide">
 <button type="submit" name="_decision" value="approve" class="approve">Approve</button>
 <button type="submit" name="_decision" value="decline" class="decline">Decline</button>
 </form>
 <p class="when">This request expires {{.ExpiresIn}} ({{.Approval.Expires.UTC.Format "15:04 UTC"}}). If you did not expect it, decline.</p>
+<p class="presence">An agent running in this browser could press this button for you: approve only what you read here yourself.</p>
 {{else if eq .Approval.State "approved"}}<p>You approved this request; the agent has not used it yet.</p>
 <form method="post" class="decide"><button type="submit" name="_decision" value="decline" class="decline">Withdraw my approval</button></form>
 {{else}}<p>This request is {{.Approval.State}}.</p>{{end}}

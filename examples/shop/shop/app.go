@@ -277,6 +277,15 @@ var funcs = template.FuncMap{
 	"money": func(m Money) string { return m.String() },
 	// grantActions are the actions a token can be granted (grants.go).
 	"grantActions": func() []string { return grantActions },
+	// actionWords says what a grantable action does, in words.
+	"actionWords": inWords,
+	// capital starts a phrase with a capital letter.
+	"capital": func(s string) string {
+		if s == "" {
+			return s
+		}
+		return strings.ToUpper(s[:1]) + s[1:]
+	},
 	"add":          func(a, b int) int { return a + b },
 	// imageColour is the colour a product page's picture shows.
 	"imageColour": imageColour,

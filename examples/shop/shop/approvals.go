@@ -3,12 +3,22 @@ package shop
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
 
+	"github.com/affordances-go/affordances/site"
 	"github.com/affordances-go/affordances/site/approval"
 )
+
+// approvalDetails is what an approval's page shows besides its summary,
+// kept as JSON in one column.
+type approvalDetails struct {
+	SignedBy string            `json:"signedBy,omitempty"`
+	Fields   []site.InputField `json:"fields,omitempty"`
+	Why      string            `json:"why,omitempty"`
+}
 
 // Approvals keeps the approvals people give on the shop (see
 // approval.Store) in the shop's database, so that any instance of the
@@ -20,8 +30,13 @@ func (s *Store) Approvals() *Approvals { return &Approvals{s} }
 
 // Create implements approval.Store.
 func (a *Approvals) Create(ctx context.Context, ap approval.Approval) error {
-	_, err := a.s.db.ExecContext(ctx, `INSERT INTO approvals (id, account, page, action, input, summary, basis, credential, agent, state, expires_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, ap.ID, ap.Account, ap.Page, ap.Action, ap.Input, ap.Summary, ap.Basis, ap.Credential, ap.Agent, string(ap.State), ap.Expires.UnixMilli())
+	details, err := json.Marshal(approvalDetails{SignedBy: ap.SignedBy, Fields: ap.Fields, Why: ap.Why})
+	if err != nil {
+		return fmt.Errorf("storing an approval: %w", err)
+	}
+	_, err = a.s.db.ExecContext(ctx, `INSERT INTO approvals (id, account, page, action, input, summary, basis, credential, agent, details, state, expires_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, ap.ID, ap.Account, ap.Page, ap.Action, ap.Input, ap.Summary, ap.Basis, ap.Credential, ap.Agent,
+		string(details), string(ap.State), ap.Expires.UnixMilli())
 	if err != nil {
 		return fmt.Errorf("storing an approval: %w", err)
 	}
@@ -33,10 +48,10 @@ func (a *Approvals) Create(ctx context.Context, ap approval.Approval) error {
 // Get implements approval.Store.
 func (a *Approvals) Get(ctx context.Context, id string) (approval.Approval, error) {
 	var ap approval.Approval
-	var state string
+	var state, details string
 	var expires int64
-	err := a.s.db.QueryRowContext(ctx, `SELECT id, account, page, action, input, summary, basis, credential, agent, state, expires_at FROM approvals WHERE id = ?`, id).
-		Scan(&ap.ID, &ap.Account, &ap.Page, &ap.Action, &ap.Input, &ap.Summary, &ap.Basis, &ap.Credential, &ap.Agent, &state, &expires)
+	err := a.s.db.QueryRowContext(ctx, `SELECT id, account, page, action, input, summary, basis, credential, agent, details, state, expires_at FROM approvals WHERE id = ?`, id).
+		Scan(&ap.ID, &ap.Account, &ap.Page, &ap.Action, &ap.Input, &ap.Summary, &ap.Basis, &ap.Credential, &ap.Agent, &details, &state, &expires)
 	if errors.Is(err, sql.ErrNoRows) {
 		return approval.Approval{}, approval.ErrNotFound
 	}
@@ -44,6 +59,13 @@ func (a *Approvals) Get(ctx context.Context, id string) (approval.Approval, erro
 		return approval.Approval{}, fmt.Errorf("reading an approval: %w", err)
 	}
 	ap.State, ap.Expires = approval.State(state), time.UnixMilli(expires)
+	if details != "" {
+		var d approvalDetails
+		if err := json.Unmarshal([]byte(details), &d); err != nil {
+			return approval.Approval{}, fmt.Errorf("reading an approval's details: %w", err)
+		}
+		ap.SignedBy, ap.Fields, ap.Why = d.SignedBy, d.Fields, d.Why
+	}
 	return ap, nil
 }
 

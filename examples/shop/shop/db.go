@@ -112,6 +112,9 @@ var addedColumns = []struct{ table, column, decl, fill string }{
 	{"approvals", "basis", "TEXT NOT NULL DEFAULT ''", ""},
 	{"approvals", "credential", "TEXT NOT NULL DEFAULT ''", ""},
 	{"approvals", "agent", "TEXT NOT NULL DEFAULT ''", ""},
+	// What the approval page shows besides the summary: the whole input,
+	// the verified agent, why the person is asked (JSON).
+	{"approvals", "details", "TEXT NOT NULL DEFAULT ''", ""},
 	// A token's grant (grants.go): its actions (NULL: every one), its end,
 	// its standing approval of orders, and its last use.
 	{"tokens", "scopes", "TEXT", ""},
@@ -247,6 +250,7 @@ CREATE TABLE IF NOT EXISTS approvals (
 	basis      TEXT NOT NULL DEFAULT '',
 	credential TEXT NOT NULL DEFAULT '',
 	agent      TEXT NOT NULL DEFAULT '',
+	details    TEXT NOT NULL DEFAULT '',
 	state      TEXT NOT NULL,
 	expires_at INTEGER NOT NULL
 );

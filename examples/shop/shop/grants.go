@@ -36,6 +36,24 @@ func (g Grant) Standing() bool { return g.OrderLimit > 0 }
 // page offers them.
 var grantActions = []string{"addToCart", "setQuantity", "removeFromCart", "placeOrder", "cancelOrder"}
 
+// actionWords says what each action a token can be granted does, as a
+// shopper reads it on the account page.
+var actionWords = map[string]string{
+	"addToCart":      "put things in your cart",
+	"setQuantity":    "change quantities in your cart",
+	"removeFromCart": "take things out of your cart",
+	"placeOrder":     "place orders",
+	"cancelOrder":    "cancel orders",
+}
+
+// inWords is an action a token can be granted, in a shopper's words.
+func inWords(action string) string {
+	if w, ok := actionWords[action]; ok {
+		return w
+	}
+	return action
+}
+
 // scopesColumn writes a grant's actions for the tokens table: NULL for
 // every action.
 func scopesColumn(actions []string) any {
@@ -93,8 +111,12 @@ func (a *App) Covers(r *site.Request, action string, input any, _, _ string) boo
 		return false
 	}
 	in, ok := input.(PlaceOrder)
-	if !ok || in.Address != nil {
-		return false // a new address is the person's to approve
+	if !ok || in.Address != nil || in.SaveAddress {
+		// A new address is the person's to approve, and so is any call
+		// that would change the saved address, which bounds this very
+		// approval: a standing approval never covers a call that changes
+		// what bounds it.
+		return false
 	}
 	ctx := r.Context()
 	if saved, err := a.store.SavedAddress(ctx, sh.User.ID); err != nil || saved == nil {
@@ -106,6 +128,40 @@ func (a *App) Covers(r *site.Request, action string, input any, _, _ string) boo
 	}
 	spent, err := a.store.SpentToday(ctx, sh.Token.ID)
 	return err == nil && spent+c.Total.Amount <= sh.Token.Grant.DayLimit
+}
+
+// Beyond implements site.StandingReasons: why an order of a token with a
+// standing approval of orders is not covered by it, in words for the
+// approval page; "" for a token without one.
+func (a *App) Beyond(r *site.Request, action string, input any) string {
+	sh := shopperOf(r)
+	if action != "placeOrder" || sh.User == nil || sh.Token == nil || !sh.Token.Grant.Standing() {
+		return ""
+	}
+	g := sh.Token.Grant
+	in, _ := input.(PlaceOrder)
+	ctx := r.Context()
+	switch saved, err := a.store.SavedAddress(ctx, sh.User.ID); {
+	case in.Address != nil:
+		return "beyond your standing approval: it goes to an address other than your saved one"
+	case in.SaveAddress:
+		return "beyond your standing approval: it would change your saved address"
+	case err != nil || saved == nil:
+		return "beyond your standing approval: you have no saved address"
+	}
+	c, err := a.store.Cart(ctx, CartOwner{UserID: sh.User.ID})
+	if err != nil {
+		return ""
+	}
+	if c.Total.Amount > g.OrderLimit {
+		return fmt.Sprintf("beyond your standing approval: %s, over %s an order", c.Total, Money{Amount: g.OrderLimit, Currency: c.Total.Currency})
+	}
+	spent, err := a.store.SpentToday(ctx, sh.Token.ID)
+	if err != nil {
+		return ""
+	}
+	return fmt.Sprintf("beyond your standing approval: %s, with %s of %s used today", c.Total,
+		Money{Amount: spent, Currency: c.Total.Currency}, Money{Amount: g.DayLimit, Currency: c.Total.Currency})
 }
 
 // SpentToday is what a token's orders of today total. It reads outside
@@ -146,7 +202,11 @@ func (g Grant) Describe() string {
 	} else if len(g.Actions) == 0 {
 		parts = append(parts, "nothing")
 	} else {
-		parts = append(parts, "only "+strings.Join(g.Actions, ", "))
+		words := make([]string, len(g.Actions))
+		for i, a := range g.Actions {
+			words[i] = inWords(a)
+		}
+		parts = append(parts, "only "+strings.Join(words, ", "))
 	}
 	if g.Standing() {
 		parts = append(parts, "orders up to "+Money{Amount: g.OrderLimit, Currency: "EUR"}.String()+" each and "+

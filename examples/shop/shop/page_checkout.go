@@ -17,8 +17,8 @@ var deliveryKey = site.NewKey[*Address]("savedAddress")
 
 // PlaceOrder is the input of placeOrder: where to deliver, optionally.
 type PlaceOrder struct {
-	Address     *Address `json:"address,omitempty" description:"default: savedAddress"`
-	SaveAddress bool     `json:"saveAddress,omitempty" description:"keep address for next orders"`
+	Address     *Address `json:"address,omitempty" title:"Deliver to" description:"default: savedAddress"`
+	SaveAddress bool     `json:"saveAddress,omitempty" title:"Save this address for next orders" description:"keep address for next orders"`
 }
 
 // Validate refuses an address with control characters or a field of
@@ -48,8 +48,16 @@ func (in PlaceOrder) deliverTo(st *site.State) *Address {
 // the address, each field quoted and escaped (site.Quote), since an agent
 // may have written it. Nothing an agent sends can end a quote, start a
 // line, or pass for the shop's own words ("Total: …").
+//
+// Saving the address is said in words: it changes where the orders an
+// agent may place without asking go (a standing approval covers orders to
+// the saved address only).
 func (in PlaceOrder) Summary(r *site.Request, st *site.State) string {
-	return orderSummary(cartKey.Get(st), in.deliverTo(st))
+	s := orderSummary(cartKey.Get(st), in.deliverTo(st))
+	if in.SaveAddress && in.Address != nil {
+		s += "\nThis address also becomes your saved address: orders your agents may place without asking you will go there."
+	}
+	return s
 }
 
 // Basis identifies the state the summary was built from: the cart's
