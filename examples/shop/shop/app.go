@@ -286,7 +286,7 @@ var funcs = template.FuncMap{
 		}
 		return strings.ToUpper(s[:1]) + s[1:]
 	},
-	"add":          func(a, b int) int { return a + b },
+	"add": func(a, b int) int { return a + b },
 	// imageColour is the colour a product page's picture shows.
 	"imageColour": imageColour,
 	// checkoutBasis makes the checkout's button the confirmation of the

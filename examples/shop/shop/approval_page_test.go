@@ -59,10 +59,10 @@ func TestApprovalPage_ShowsEverythingThatWillHappen(t *testing.T) {
 	}
 	for _, want := range []string{
 		"Save this address for next orders", "yes", // the field the summary used to leave out
-		"becomes your saved address",                        // and the summary says it too
-		"Deliver to › Name", "⟨U+02BA⟩",                     // the values as data, the look-alike quote visible
-		"granted",                                           // which agent (its token's label)
-		"it goes to an address other than your saved one",   // why the person is asked
+		"becomes your saved address",    // and the summary says it too
+		"Deliver to › Name", "⟨U+02BA⟩", // the values as data, the look-alike quote visible
+		"granted", // which agent (its token's label)
+		"it goes to an address other than your saved one", // why the person is asked
 		"An agent running in this browser could press this button",
 	} {
 		if !strings.Contains(page, want) {
