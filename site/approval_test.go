@@ -317,7 +317,7 @@ func TestApproval_TheDefaultPage(t *testing.T) {
 	res := c.Get(u, sitetest.Header("Cookie", "session=alice"))
 	body := res.Body.String()
 	for _, want := range []string{"<h1>Place order?</h1>", "Asked by an agent, acting for you", "expires in 10 minutes",
-		`value="approve" class="approve">Approve</button>`, `value="decline" class="decline">Decline</button>`, `name="viewport"`} {
+		`value="approve" class="approve">Approve</button>`, `value="decline" class="decline" data-no-presence>Decline</button>`, `name="viewport"`} {
 		if !strings.Contains(body, want) {
 			t.Errorf("the default approval page lacks %q:\n%s", want, body)
 		}

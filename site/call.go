@@ -65,6 +65,9 @@ type decoded struct {
 	// FormBasisField, or the signed state of the MCP door that asked). It
 	// only ever makes the action's check stricter.
 	confirmedBasis string
+	// presence is the proof of presence the form carried
+	// (FormPresenceField), for a people-only action.
+	presence string
 }
 
 // who is who makes a call, as its door found it from its own request,

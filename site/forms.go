@@ -127,6 +127,7 @@ func (d *decoded) parseForm(values url.Values) *Error {
 	d.confirm = values.Get(FormConfirmField) == "true"
 	d.personActs = true
 	d.confirmedBasis = values.Get(FormBasisField)
+	d.presence = values.Get(FormPresenceField)
 	d.approvalID = approvalID(values.Get(FormApprovalField))
 	fields := formFields{}
 	for k, v := range values {

@@ -137,6 +137,12 @@ type Options struct {
 	// but not replayed either.
 	IdempotencySecret []byte
 
+	// Presence, when set, asks a person who has a passkey to prove they
+	// are there (a user-verified assertion bound to exactly what runs)
+	// for people-only actions and on the approval page (see [Presence];
+	// package site/presence implements it). Default: none.
+	Presence Presence
+
 	// Observer is told about every call and graph read, with the time of
 	// each pipeline step (see [Observer]; package site/siteotel reports
 	// them to OpenTelemetry). Default: none, and no clock is read for it.

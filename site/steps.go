@@ -217,12 +217,16 @@ func (c *call) personPresent() bool {
 	return c.r.Actor() == ActorPerson && c.r.Caller.SignedIn
 }
 
-// requireConfirmation is step 6: a confirm action without confirm: true
-// stops here with a summary for the person who must approve it. Nothing
-// has run. For an action with approval, an agent's call runs only with
+// requireConfirmation is step 6: a people-only action needs the person's
+// proof of presence when they have a passkey (checkPresence); a confirm
+// action without confirm: true stops here with a summary for the person
+// who must approve it. Nothing has run. For an action with approval, an agent's call runs only with
 // the person's approval of exactly this call (checkApproval); the person
 // confirms their own form post on the confirmation page.
 func (c *call) requireConfirmation() *Error {
+	if e := c.checkPresence(); e != nil {
+		return e
+	}
 	if c.act.meta.Expose != protocol.ExposeConfirm {
 		return nil
 	}

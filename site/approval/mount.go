@@ -33,6 +33,10 @@ type Options struct {
 	// View renders an approval page from a [PageData]. Default:
 	// [DefaultView].
 	View *template.Template
+	// PasskeysURL is where a person adds a passkey (their account page),
+	// for the approval page to link to when they have none and the site
+	// has Presence. Default: no link.
+	PasskeysURL string
 	// Logger receives the store's failures. Default: slog.Default().
 	Logger *slog.Logger
 }
@@ -75,6 +79,7 @@ func Mount(s *site.Site, o *Options) {
 		SignIn:     func(back string) string { return site.WithReturn(opts.SignInURL, back) },
 		SameOrigin: func(hr *http.Request) bool { return s.CheckOrigin(hr) == nil },
 		PageState:  func(hr *http.Request, path string) (any, map[string]any) { return pageState(s, hr, path) },
+		Presence:   s.Presence(), PresenceRequest: s.NewPageRequest, Origin: s.Origin, PasskeysURL: opts.PasskeysURL,
 	}
 	s.MountApprovals(opts.Path+"{id}", a, pages)
 }

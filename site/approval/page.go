@@ -44,6 +44,16 @@ type Page struct {
 	// visitor would see it, and its entities (for a layout that shows its
 	// header from them); nil when it cannot be loaded.
 	PageState func(r *http.Request, path string) (state any, entities map[string]any)
+	// Presence, when set, asks a person who has a passkey for a proof of
+	// presence bound to the approval before it is given (site.Presence).
+	Presence site.Presence
+	// PresenceRequest finds the caller as Presence takes it.
+	PresenceRequest func(r *http.Request) (*site.Request, error)
+	// Origin is the site's origin, which a proof of presence binds.
+	Origin func(r *http.Request) string
+	// PasskeysURL is where a person adds a passkey, for the page to link
+	// to when they have none ("" for no link).
+	PasskeysURL string
 	// Logger receives the store's failures.
 	Logger *slog.Logger
 }
@@ -85,6 +95,20 @@ type PageData struct {
 	Expired bool
 	// Done is set after the person decided, to thank them.
 	Done bool
+	// Presence is set when the person has a passkey and must confirm
+	// with it: PresenceAsk is the challenge the page's script hands the
+	// browser (put it in a <script type="application/json"> with the id
+	// PresenceAskID, and mark the form data-presence
+	// data-presence-options=PresenceAskID, with a hidden _presence
+	// field), and PresenceScript the script's tag. PresenceError says why
+	// a proof was refused.
+	Presence       bool
+	PresenceAsk    template.JS
+	PresenceScript template.HTML
+	PresenceError  string
+	// PasskeysURL is where the person adds a passkey, when they have
+	// none and the site offers them.
+	PasskeysURL string
 	// Request is the request being answered.
 	Request *http.Request
 
@@ -158,7 +182,13 @@ func (p *Page) ServeHTTP(w http.ResponseWriter, hr *http.Request) {
 			w.Write(b)
 			return
 		}
-		p.render(w, v, PageData{Approval: a, SignedIn: true, Expired: expired}, http.StatusOK)
+		d := PageData{Approval: a, SignedIn: true, Expired: expired}
+		if err := p.askPresence(hr, &d); err != nil {
+			p.Logger.ErrorContext(hr.Context(), "affordances: asking for presence", "approval", shortID(a.ID), "err", err)
+			http.Error(w, "Internal Server Error", http.StatusInternalServerError)
+			return
+		}
+		p.render(w, v, d, http.StatusOK)
 	case http.MethodPost:
 		p.decide(w, hr, v, a, expired)
 	default:
@@ -182,6 +212,21 @@ func (p *Page) decide(w http.ResponseWriter, hr *http.Request, v Visitor, a Appr
 	if decision != "approve" && decision != "decline" {
 		http.Error(w, "the form names no decision", http.StatusBadRequest)
 		return
+	}
+	if decision == "approve" {
+		if refused, err := p.checkPresence(hr, a); err != nil {
+			p.Logger.ErrorContext(hr.Context(), "affordances: checking presence", "approval", shortID(a.ID), "err", err)
+			http.Error(w, "Internal Server Error", http.StatusInternalServerError)
+			return
+		} else if refused != "" {
+			d := PageData{Approval: a, SignedIn: true, PresenceError: refused}
+			if err := p.askPresence(hr, &d); err != nil {
+				http.Error(w, "Internal Server Error", http.StatusInternalServerError)
+				return
+			}
+			p.render(w, v, d, http.StatusForbidden)
+			return
+		}
 	}
 	if err := p.Store.Decide(hr.Context(), a.ID, decision == "approve"); err != nil && !errors.Is(err, ErrDecided) {
 		p.Logger.ErrorContext(hr.Context(), "affordances: recording a decision", "approval", shortID(a.ID), "err", err)

@@ -28,6 +28,7 @@ a { color: #2f5d50; }
 .input dd { margin: 0; font-weight: 600; overflow-wrap: anywhere; }
 .why, .presence { color: #55524b; font-size: .95rem; }
 </style>
+{{.PresenceScript}}
 </head>
 <body>
 <main>
@@ -47,12 +48,16 @@ a { color: #2f5d50; }
 {{with .Approval.Fields}}<p>Everything the agent sent:</p>
 <dl class="input">{{range .}}<div><dt>{{.Label}}</dt><dd>{{.Value}}</dd></div>{{end}}</dl>{{end}}
 {{if .Expired}}<p><strong>This request expired.</strong> Nothing will run; the agent can ask again.</p>
-{{else if eq .Approval.State "pending"}}<form method="post" class="decide">
+{{else if eq .Approval.State "pending"}}{{with .PresenceError}}<p role="alert"><strong>{{.}}</strong></p>{{end}}
+{{if .Presence}}<script type="application/json" id="affordances-presence-ask">{{.PresenceAsk}}</script>{{end}}
+<form method="post" class="decide"{{if .Presence}} data-presence data-presence-options="affordances-presence-ask"{{end}}>
+{{if .Presence}}<input type="hidden" name="_presence" value="">{{end}}
 <button type="submit" name="_decision" value="approve" class="approve">Approve</button>
-<button type="submit" name="_decision" value="decline" class="decline">Decline</button>
+<button type="submit" name="_decision" value="decline" class="decline" data-no-presence>Decline</button>
 </form>
 <p class="when">This request expires {{.ExpiresIn}} ({{.Approval.Expires.UTC.Format "15:04 UTC"}}). If you did not expect it, decline.</p>
-<p class="presence">An agent running in this browser could press this button for you: approve only what you read here yourself.</p>
+{{if .Presence}}<p class="presence">Your passkey confirms your approval: an agent running in this browser cannot give it for you.</p>
+{{else}}<p class="presence">An agent running in this browser could press this button for you: approve only what you read here yourself.{{with .PasskeysURL}} <a href="{{.}}">Add a passkey</a>, and only you can approve.{{end}}</p>{{end}}
 {{else if eq .Approval.State "approved"}}<p>You approved this request; the agent has not used it yet.</p>
 <form method="post" class="decide"><button type="submit" name="_decision" value="decline" class="decline">Withdraw my approval</button></form>
 {{else}}<p>This request is {{.Approval.State}}.</p>{{end}}

@@ -1,0 +1,186 @@
+package site
+
+import (
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/affordances-go/affordances/protocol"
+)
+
+// Presence proves that the person is there, not an agent that drives
+// their browser: a user-verified passkey assertion (WebAuthn) whose
+// challenge binds exactly what will run. Package site/presence implements
+// it with passkeys; a site plugs it in with Options.Presence, and then:
+//
+//   - a people-only action ([Action.PeopleOnly]) runs for a person who
+//     has a passkey only with such a proof of that call, posted by the
+//     form's script in [FormPresenceField];
+//   - the approval page (package site/approval) takes an approval from
+//     such a person only with a proof of that approval.
+//
+// A person without a passkey works as before. What presence cannot stop
+// is said in docs/security.md.
+type Presence interface {
+	// Required reports whether the person r acts for must prove their
+	// presence: their account has a passkey.
+	Required(r *Request) (bool, error)
+	// Challenge returns what the page's script hands the browser to ask
+	// for the proof (WebAuthn's request options, as JSON), with a
+	// challenge bound to b and usable once.
+	Challenge(r *Request, b PresenceBinding) (json.RawMessage, error)
+	// Verify checks the proof the page posted against b: the signature
+	// of one of the person's passkeys, user verified, made on this site
+	// for a challenge bound to b, not used before. An error says why, for
+	// the person.
+	Verify(r *Request, b PresenceBinding, proof string) error
+}
+
+// PresenceScriptPath is where the pages' script of presence is served
+// (package site/presence serves it): the approval page and the pages of
+// people-only forms load it.
+const PresenceScriptPath = "/_affordances/presence.js"
+
+// FormPresenceField is the form field that carries the proof of presence
+// (a [Presence]'s), which the library's script fills in before the form
+// is posted.
+const FormPresenceField = "_presence"
+
+// PresenceBinding is what a proof of presence binds: everything that
+// will run, as strong customer authentication binds a payment's amount
+// and payee ("dynamic linking"). A proof made for one binding is refused
+// for any other: another input, amount, approval or page.
+type PresenceBinding struct {
+	// Origin is the site's origin, Page the page's path and Action the
+	// action's name.
+	Origin, Page, Action string
+	// Input is the whole input as the door has it, in canonical JSON.
+	Input string
+	// Summary is what the person reads and approves ("" for a form the
+	// person filled in themselves).
+	Summary string
+	// Credential is the credential that asked (an approval's) or the
+	// person's own session.
+	Credential string
+	// Approval is the approval's id, and Expires when it ends; zero for
+	// a people-only action.
+	Approval string
+	Expires  time.Time
+}
+
+// Digest is the SHA-256 of the binding's canonical JSON: what a
+// challenge is derived from.
+func (b PresenceBinding) Digest() []byte {
+	j, _ := json.Marshal(struct {
+		Origin     string `json:"o"`
+		Page       string `json:"p"`
+		Action     string `json:"a"`
+		Input      string `json:"i"`
+		Summary    string `json:"s"`
+		Credential string `json:"c"`
+		Approval   string `json:"ap"`
+		Expires    int64  `json:"e"`
+	}{b.Origin, b.Page, b.Action, b.Input, b.Summary, b.Credential, b.Approval, b.Expires.Unix()})
+	h := sha256.Sum256(j)
+	return h[:]
+}
+
+// Presence returns the site's Presence (Options.Presence), nil when it
+// has none: for the approval page.
+func (s *Site) Presence() Presence { return s.opts.Presence }
+
+// Origin is the site's own origin for r: its first configured origin,
+// else the scheme and host r reached. A proof of presence binds it.
+func (s *Site) Origin(r *http.Request) string {
+	if len(s.origins) > 0 {
+		return s.origins[0]
+	}
+	scheme := "http"
+	if s.Secure(r) {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host
+}
+
+// canonicalInput is the input as a door had it, in canonical JSON (object
+// keys sorted): a form's fields, or an agent's JSON value.
+func canonicalInput(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// presenceBinding is what this call's proof of presence must bind.
+func (c *call) presenceBinding() PresenceBinding {
+	var in any
+	if c.input != nil {
+		in = c.input.identity()
+	}
+	return PresenceBinding{Origin: c.site.Origin(c.r.Request), Page: c.r.URL.Path, Action: c.act.meta.Name,
+		Input: canonicalInput(in), Credential: c.r.Caller.ID}
+}
+
+// checkPresence is part of step 6 for a people-only action: the person's
+// proof of presence, when the site has Presence and the person a
+// passkey. Without it the call stops, forbidden, and nothing runs.
+func (c *call) checkPresence() *Error {
+	p := c.site.opts.Presence
+	if p == nil || !c.act.meta.PeopleOnly {
+		return nil
+	}
+	need, err := p.Required(c.r)
+	if err != nil {
+		c.site.opts.Logger.ErrorContext(c.r.Context(), "affordances: checking presence", "route", c.page.route, "err", err)
+		return newInternalError()
+	}
+	if !need {
+		return nil
+	}
+	if c.presence == "" {
+		return newError(protocol.CodeUnauthorized, "confirm with your passkey: this needs you, not only your browser").withStatus(http.StatusForbidden)
+	}
+	if err := p.Verify(c.r, c.presenceBinding(), c.presence); err != nil {
+		var pe *PresenceError
+		if errors.As(err, &pe) {
+			return newError(protocol.CodeUnauthorized, "your passkey did not confirm this: "+pe.Reason).withStatus(http.StatusForbidden)
+		}
+		c.site.opts.Logger.ErrorContext(c.r.Context(), "affordances: verifying presence", "route", c.page.route, "err", err)
+		return newInternalError()
+	}
+	return nil
+}
+
+// PresenceError is a proof of presence that is refused: Reason says why,
+// for the person. Any other error of a [Presence] is a failure of its own.
+type PresenceError struct{ Reason string }
+
+func (e *PresenceError) Error() string { return "presence: " + e.Reason }
+
+// FormPresence returns the binding and the request of a people-only
+// action's form that the person is about to post on page, with its fields
+// (those the form will post, the action's name included), for the script
+// that asks the person's passkey before the post. The same fields posted
+// to the page bind the same way. A form of no people-only action is an
+// [*Error] (not_found).
+func (s *Site) FormPresence(hr *http.Request, page string, fields url.Values) (*Request, PresenceBinding, error) {
+	p, r := s.route(hr, page, http.MethodPost)
+	if p == nil {
+		return nil, PresenceBinding{}, newError(protocol.CodeNotFound, "no Affordances graph at this path")
+	}
+	req, e := s.authenticate(r)
+	if e != nil {
+		return nil, PresenceBinding{}, e
+	}
+	var d decoded
+	if e := d.parseForm(fields); e != nil {
+		return nil, PresenceBinding{}, e
+	}
+	a := p.byName[d.name]
+	if a == nil || !a.meta.PeopleOnly || !a.visible(req) {
+		return nil, PresenceBinding{}, newError(protocol.CodeNotFound, "this page has no such action")
+	}
+	return req, PresenceBinding{Origin: s.Origin(r), Page: req.URL.Path, Action: a.meta.Name,
+		Input: canonicalInput(d.input.identity()), Credential: req.Caller.ID}, nil
+}
