@@ -1,0 +1,223 @@
+package presence
+
+import (
+	"context"
+	"encoding/json"
+	"html"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"regexp"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/affordances-go/affordances/protocol"
+	"github.com/affordances-go/affordances/site"
+	"github.com/affordances-go/affordances/site/approval"
+)
+
+// keysInput is the input of the test site's people-only action.
+type keysInput struct {
+	Label string `json:"label"`
+	Limit int    `json:"limit,omitempty"`
+}
+
+type orderInput struct {
+	Note string `json:"note,omitempty"`
+}
+
+func (orderInput) Summary(r *site.Request, st *site.State) string { return "Place an order." }
+
+// testSite is a site with passkeys: a people-only action, and an action
+// that needs the person's approval.
+type testSite struct {
+	srv          *httptest.Server
+	p            *Passkeys
+	made, orders atomic.Int64
+}
+
+func newTestSite(t *testing.T) *testSite {
+	ts := &testSite{}
+	ts.srv = httptest.NewUnstartedServer(nil)
+	origin := "http://" + ts.srv.Listener.Addr().String()
+	var err error
+	ts.p, err = New(Options{RPID: "127.0.0.1", RPName: "Test", Origins: []string{origin}})
+	if err != nil {
+		// 127.0.0.1 is no domain: the browser would refuse it, the library
+		// may too. The site's tests use localhost.
+		ts.p, err = New(Options{RPID: "localhost", RPName: "Test", Origins: []string{origin}})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	auth := site.AuthFunc(func(r *http.Request) (site.Caller, error) {
+		if tok, ok := site.BearerToken(r); ok && tok == "agent" {
+			return site.Caller{ID: "tok-1", Account: "ann", Mode: protocol.AuthBearer, SignedIn: true, Label: "the agent"}, nil
+		}
+		if c, err := r.Cookie("session"); err == nil {
+			return site.Caller{ID: "sess-" + c.Value, Account: c.Value, Mode: protocol.AuthCookie, SignedIn: true}, nil
+		}
+		return site.Caller{}, nil
+	})
+	s := site.New(site.Options{Auth: auth, Presence: ts.p, Logger: slog.New(slog.DiscardHandler)})
+	approval.Mount(s, &approval.Options{Logger: slog.New(slog.DiscardHandler)})
+	Mount(s, ts.p, slog.New(slog.DiscardHandler))
+	p := s.Page("/account", site.PageOptions{Load: func(r *site.Request) (*site.State, error) { return &site.State{}, nil }})
+	site.Handle(p, site.Action{Name: "makeKey", Expose: protocol.ExposeSession, PeopleOnly: true},
+		func(r *site.Request, in keysInput) (site.Done, error) { ts.made.Add(1); return site.Done{}, nil })
+	site.Handle(p, site.Action{Name: "order", Expose: protocol.ExposeConfirm, RequireApproval: true},
+		func(r *site.Request, in orderInput) (site.Done, error) { ts.orders.Add(1); return site.Done{}, nil })
+	ts.srv.Config.Handler = s
+	ts.srv.Start()
+	t.Cleanup(ts.srv.Close)
+	return ts
+}
+
+func (ts *testSite) post(t *testing.T, path string, form url.Values, header ...string) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest("POST", ts.srv.URL+path, strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Origin", ts.srv.URL)
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	res, err := (&http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return res.StatusCode, string(b)
+}
+
+// The people-only form of a person with a passkey runs only with a proof
+// of exactly its fields; the approval page takes an approval only with a
+// proof of that approval.
+func TestSite_PresenceOnTheFormsAndTheApprovalPage(t *testing.T) {
+	ts := newTestSite(t)
+	cookie := []string{"Cookie", "session=ann"}
+	fields := url.Values{"_action": {"makeKey"}, "label": {"laptop"}, "limit": {"50"}}
+	if code, _ := ts.post(t, "/account", fields, cookie...); code != 303 || ts.made.Load() != 1 {
+		t.Fatalf("without a passkey, the person's form: %d, made %d", code, ts.made.Load())
+	}
+
+	// The person registers a passkey (the test's soft key).
+	k := enrolSoft(t, ts)
+
+	if code, body := ts.post(t, "/account", fields, cookie...); code != 403 || !strings.Contains(body, "passkey") || ts.made.Load() != 1 {
+		t.Fatalf("a passkey, and a form without its proof: %d, made %d", code, ts.made.Load())
+	}
+	ask := func(f url.Values) []byte {
+		q := url.Values{"_page": {"/account"}}
+		for key, v := range f {
+			q[key] = v
+		}
+		code, body := ts.post(t, Path, q, cookie...)
+		if code != 200 {
+			t.Fatalf("the challenge: %d %s", code, body)
+		}
+		return []byte(body)
+	}
+	proof := k.proof(t, ask(fields))
+	with := func(f url.Values, proof string) url.Values {
+		g := url.Values{}
+		for key, v := range f {
+			g[key] = v
+		}
+		g.Set(site.FormPresenceField, proof)
+		return g
+	}
+	wider := url.Values{"_action": {"makeKey"}, "label": {"laptop"}, "limit": {"5000"}}
+	if code, _ := ts.post(t, "/account", with(wider, proof), cookie...); code != 403 || ts.made.Load() != 1 {
+		t.Fatalf("a proof of one form, posted with another limit: %d, made %d", code, ts.made.Load())
+	}
+	proof = k.proof(t, ask(fields))
+	if code, body := ts.post(t, "/account", with(fields, proof), cookie...); code != 303 || ts.made.Load() != 2 {
+		t.Fatalf("the form with its proof: %d %s, made %d", code, body, ts.made.Load())
+	}
+	if code, _ := ts.post(t, "/account", with(fields, proof), cookie...); code != 403 || ts.made.Load() != 2 {
+		t.Fatalf("the proof again: %d, made %d", code, ts.made.Load())
+	}
+	if code, _ := ts.post(t, Path, url.Values{"_page": {"/account"}, "_action": {"makeKey"}}, "Cookie", "session=ann", "Origin", "http://evil.example"); code != 403 {
+		t.Fatalf("a challenge for another site's page: %d", code)
+	}
+
+	// An agent asks for two approvals; the person approves each with its
+	// own proof only.
+	call := func(note string) string {
+		req, _ := http.NewRequest("POST", ts.srv.URL+"/account", strings.NewReader(`{"action":"order","confirm":true,"input":{"note":"`+note+`"}}`))
+		req.Header.Set("Content-Type", protocol.MediaType)
+		req.Header.Set("Authorization", "Bearer agent")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		var d protocol.Delta
+		json.NewDecoder(res.Body).Decode(&d)
+		return d.ApprovalURL
+	}
+	u1, u2 := call("one"), call("two")
+	page := func(u string) []byte {
+		req, _ := http.NewRequest("GET", ts.srv.URL+u, nil)
+		req.Header.Set("Cookie", "session=ann")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		m := regexp.MustCompile(`(?s)id="affordances-presence-ask">(.*?)</script>`).FindSubmatch(b)
+		if m == nil || !strings.Contains(string(b), "data-presence") {
+			t.Fatalf("the approval page asks for no passkey:\n%s", b)
+		}
+		return []byte(html.UnescapeString(string(m[1])))
+	}
+	approve := func(u, proof string) int {
+		f := url.Values{"_decision": {"approve"}}
+		if proof != "" {
+			f.Set(site.FormPresenceField, proof)
+		}
+		code, _ := ts.post(t, u, f, cookie...)
+		return code
+	}
+	if code := approve(u1, ""); code != 403 {
+		t.Fatalf("an approval without a proof: %d", code)
+	}
+	p1 := k.proof(t, page(u1))
+	if code := approve(u2, p1); code != 403 {
+		t.Fatalf("the proof of one approval, for another: %d", code)
+	}
+	p1 = k.proof(t, page(u1))
+	if code := approve(u1, p1); code != 200 {
+		t.Fatalf("the approval with its proof: %d", code)
+	}
+	if code, _ := ts.post(t, u2, url.Values{"_decision": {"decline"}}, cookie...); code != 200 {
+		t.Fatalf("declining needs no proof: %d", code)
+	}
+}
+
+// enrolSoft registers a soft key for ann through the register endpoint.
+func enrolSoft(t *testing.T, ts *testSite) *softKey {
+	t.Helper()
+	code, body := ts.post(t, RegisterPath, url.Values{}, "Cookie", "session=ann")
+	if code != 200 {
+		t.Fatalf("the registration options: %d %s", code, body)
+	}
+	k := newSoftKey(t, ts.p.o.RPID, ts.srv.URL)
+	_, _, nonce := readAsk(t, []byte(body))
+	if _, err := ts.p.FinishRegistration(context.Background(), "ann", nonce, k.create(t, []byte(body)), "soft"); err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+// proof answers an ask with the proof a page posts.
+func (k *softKey) proof(t *testing.T, ask []byte) string {
+	t.Helper()
+	p, _ := k.get(t, ask)
+	return p
+}
