@@ -13,6 +13,20 @@ require (
 )
 
 require (
+	github.com/fxamacker/cbor/v2 v2.9.4 // indirect
+	github.com/go-viper/mapstructure/v2 v2.5.0 // indirect
+	github.com/go-webauthn/webauthn v0.18.2 // indirect
+	github.com/go-webauthn/x v0.3.1 // indirect
+	github.com/golang-jwt/jwt/v5 v5.3.1 // indirect
+	github.com/google/go-tpm v0.9.8 // indirect
+	github.com/philhofer/fwd v1.2.0 // indirect
+	github.com/tinylib/msgp v1.6.4 // indirect
+	github.com/x448/float16 v0.8.4 // indirect
+	golang.org/x/crypto v0.59.0 // indirect
+)
+
+require (
+	github.com/affordances-go/affordances/site/presence v0.0.0-00010101000000-000000000000 // indirect
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/cenkalti/backoff/v5 v5.0.3 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
@@ -69,3 +83,5 @@ replace (
 	github.com/affordances-go/affordances/site/ratelimit/redislimit => ../site/ratelimit/redislimit
 	github.com/affordances-go/affordances/site/siteotel => ../site/siteotel
 )
+
+replace github.com/affordances-go/affordances/site/presence => ../site/presence

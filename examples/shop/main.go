@@ -181,6 +181,15 @@ func run(cf config) error {
 		defer rdb.Close()
 		opts.Limiter = redislimit.New(rdb, nil)
 	}
+	// Listen before building the shop, so that -addr 127.0.0.1:0 has its
+	// port for the passkeys' origin, and before printing it.
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		logger.Error("shop: listening", "addr", addr, "err", err)
+		os.Exit(1)
+	}
+	addr = ln.Addr().String()
+	opts.PasskeyOrigins = passkeyOrigins(cf.origins, addr)
 	app := shop.New(store, opts)
 	if cf.adminAddr != "" {
 		admin := &http.Server{Addr: cf.adminAddr, Handler: app.Admin(tel.Metrics), ReadHeaderTimeout: 5 * time.Second}
@@ -193,14 +202,6 @@ func run(cf config) error {
 		logger.Info("admin address: /metrics and /healthz", "addr", cf.adminAddr)
 	}
 	srv := shop.NewServer(addr, app)
-	// Listen before printing, so that -addr 127.0.0.1:0 prints the port
-	// the system chose.
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		logger.Error("shop: listening", "addr", addr, "err", err)
-		os.Exit(1)
-	}
-	addr = ln.Addr().String()
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 
@@ -213,6 +214,9 @@ func run(cf config) error {
 
 Ctrl-C stops the shop.
 `, addr, shop.DemoEmail, shop.DemoPassword, token, addr)
+	if len(opts.PasskeyOrigins) > 0 {
+		fmt.Printf("Passkeys (the account page): use the shop at %s/\n", opts.PasskeyOrigins[0])
+	}
 	if dev {
 		fmt.Printf("Inspector (development): http://%s%s?page=/products/heavyweight-tee\n", addr, inspector.Path)
 	}

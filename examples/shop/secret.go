@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net"
 	"os"
 	"strings"
 )
@@ -39,4 +40,19 @@ func readSecret(path, dbPath string) ([]byte, error) {
 		return nil, fmt.Errorf("the secret file %s holds %d bytes; it needs at least 16", path, len(b))
 	}
 	return b, nil
+}
+
+// passkeyOrigins are the origins people use passkeys from: the public
+// origins when set, else http://localhost on the port the shop listens on
+// (a passkey's RP ID is a domain, never 127.0.0.1: open the shop at
+// http://localhost:PORT to use them).
+func passkeyOrigins(origins []string, addr string) []string {
+	if len(origins) > 0 {
+		return origins
+	}
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil
+	}
+	return []string{"http://localhost:" + port}
 }

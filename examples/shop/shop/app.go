@@ -22,6 +22,7 @@ import (
 	"github.com/affordances-go/affordances/site/idempotency"
 	"github.com/affordances-go/affordances/site/inspector"
 	"github.com/affordances-go/affordances/site/mcp"
+	"github.com/affordances-go/affordances/site/presence"
 	"github.com/affordances-go/affordances/site/ratelimit"
 )
 
@@ -38,9 +39,10 @@ type App struct {
 	handler   http.Handler
 	failures  *failures // failed sign-ins per account
 	log       *slog.Logger
-	approvals bool     // placeOrder and cancelOrder need the person's approval on the site
-	csp       []string // the Content-Security-Policy header's value
-	origins   []string // the public origins (Options.Origins), for absolute URLs
+	approvals bool               // placeOrder and cancelOrder need the person's approval on the site
+	csp       []string           // the Content-Security-Policy header's value
+	origins   []string           // the public origins (Options.Origins), for absolute URLs
+	passkeys  *presence.Passkeys // nil when the shop has no origin for passkeys
 }
 
 // Options configure the shop.
@@ -78,6 +80,12 @@ type Options struct {
 	// decision on the approval page once the host opened it (see
 	// mcp.Options.ApprovalWait). Default: 2 minutes.
 	MCPApprovalWait time.Duration
+	// PasskeyOrigins are the origins people use passkeys from; the host
+	// of the first is the passkeys' RP ID, which must be a domain
+	// (http://localhost:8080 in development, never an IP address).
+	// Default: Origins; with neither, people cannot add passkeys and
+	// everything works as for an account without one.
+	PasskeyOrigins []string
 	// Secret keys what the shop must not keep in its database in a form a
 	// guess can test: the fingerprints of keyed calls (a sign-in's
 	// password among their input; site.Options.IdempotencySecret). At
@@ -115,7 +123,16 @@ func New(store *Store, opts Options) *App {
 	if a.log == nil {
 		a.log = slog.Default()
 	}
+	var err error
+	if a.passkeys, err = newPasskeys(store, opts, a.log); err != nil {
+		panic("shop: " + err.Error())
+	}
+	var pres site.Presence
+	if a.passkeys != nil {
+		pres = a.passkeys
+	}
 	a.site = site.New(site.Options{
+		Presence:          pres,
 		Name:              "Heavyweight Supply",
 		Auth:              site.AuthFunc(a.authenticate),
 		AuthModes:         []protocol.AuthMode{protocol.AuthCookie, protocol.AuthBearer},
@@ -141,9 +158,12 @@ func New(store *Store, opts Options) *App {
 	})
 	if a.approvals {
 		// The person approves an agent's order on the site itself.
-		approval.Mount(a.site, &approval.Options{Store: store.Approvals(), SignInURL: "/login", Logger: opts.Logger,
+		approval.Mount(a.site, &approval.Options{Store: store.Approvals(), SignInURL: "/login", Logger: opts.Logger, PasskeysURL: "/account#passkeys",
 			View: template.Must(template.New("approval.html").Funcs(site.Funcs()).Funcs(funcs).
 				ParseFS(templateFS, "templates/layout.html", "templates/approval.html"))})
+	}
+	if a.passkeys != nil {
+		presence.Mount(a.site, a.passkeys, a.log)
 	}
 	a.register()
 	// Agents in MCP hosts reach the same actions at /mcp.

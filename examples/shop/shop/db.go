@@ -206,6 +206,21 @@ CREATE TABLE IF NOT EXISTS idempotency_keys (
 	expires_at  INTEGER NOT NULL,
 	PRIMARY KEY (scope, key)
 );
+CREATE TABLE IF NOT EXISTS passkeys (
+	id         TEXT PRIMARY KEY,
+	account    TEXT NOT NULL,
+	name       TEXT NOT NULL,
+	created_at INTEGER NOT NULL,
+	data       TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS passkeys_account ON passkeys (account);
+CREATE TABLE IF NOT EXISTS presence_challenges (
+	nonce      TEXT PRIMARY KEY,
+	account    TEXT NOT NULL,
+	kind       TEXT NOT NULL,
+	session    TEXT NOT NULL,
+	expires_at INTEGER NOT NULL
+);
 CREATE TABLE IF NOT EXISTS devices (
 	hash       TEXT PRIMARY KEY,
 	user_id    INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,

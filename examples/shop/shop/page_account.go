@@ -34,6 +34,12 @@ func (a *App) loginPage() {
 		Name: "signIn", Description: "Sign in; a guest cart is merged into the account's cart",
 		Expose: protocol.ExposePublic, Limit: &limit, NeedsCookies: true, LimitByAddress: true,
 	}, a.signIn)
+	if a.passkeys != nil {
+		site.Handle(p, site.Action{
+			Name: "signInWithPasskey", Description: "Sign in with a passkey this browser holds",
+			Expose: protocol.ExposePublic, Limit: &limit, NeedsCookies: true, LimitByAddress: true,
+		}, a.signInWithPasskey)
+	}
 }
 
 // signIn checks the password, within the limits of failed sign-ins (see
@@ -197,8 +203,9 @@ func (a *App) accountPage() {
 		Description: "The signed-in shopper's account and API tokens",
 		View:        page("account.html"),
 		Personal:    true,
-		Entities:    append(a.header(), site.Group(a.loadAccount, profileKey, tokensKey, newTokenKey)),
+		Entities:    append(a.header(), site.Group(a.loadAccount, profileKey, tokensKey, newTokenKey, passkeysKey)),
 	})
+	a.passkeyActions(p)
 	// Signing out ends a browser session. A token is not a session: it
 	// stays valid until it is revoked, so signOut is unavailable to a
 	// caller that came with one, and says what to do instead.
@@ -249,6 +256,9 @@ func (a *App) loadAccount(r *site.Request, st *site.State) error {
 	}
 	profileKey.Set(st, sh.User)
 	tokensKey.Set(st, tokens)
+	if err := a.loadPasskeys(r, st); err != nil {
+		return err
+	}
 	if sh.Session != "" && r.Method == http.MethodGet {
 		// A token created from a form is shown on the next view of this
 		// page, once.

@@ -30,6 +30,7 @@ var (
 	profileKey     = site.NewKey[*User]("profile")
 	tokensKey      = site.NewKey[[]Token]("tokens")
 	newTokenKey    = site.NewKey[string]("newToken")
+	passkeysKey    = site.NewKey[PasskeyList]("passkeys")
 	demoKey        = site.NewKey[map[string]string]("demo")
 )
 

@@ -77,6 +77,23 @@ func (s *Store) tx(ctx context.Context, f func(*Tx) error) error {
 	return t.Commit()
 }
 
+// txWithoutKey runs f in a transaction that does not write the call's
+// Idempotency-Key: for what a call does before its action (taking a
+// challenge of presence), which must not claim the key for the action.
+func (s *Store) txWithoutKey(ctx context.Context, f func(*Tx) error) error {
+	t, err := s.raw.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	tx := &Tx{tx: t, db: s.raw}
+	defer func() { s.raw.prepareLater(ctx, tx.misses) }()
+	if err := f(tx); err != nil {
+		t.Rollback()
+		return err
+	}
+	return t.Commit()
+}
+
 // exec runs one write in its own transaction (tx), so that the call's
 // Idempotency-Key commits with it: every write an action makes goes
 // through tx or exec, and a repeat of a keyed call fails at its first

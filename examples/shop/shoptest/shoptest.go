@@ -6,6 +6,7 @@ package shoptest
 import (
 	"context"
 	"log/slog"
+	"net"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -18,6 +19,9 @@ import (
 type Shop struct {
 	// URL is the store's base URL, such as http://127.0.0.1:41234.
 	URL string
+	// LocalURL is the same server at http://localhost:PORT, where a
+	// browser can use passkeys (their RP ID is a domain).
+	LocalURL string
 	// Store is the store's data, for checking what calls did.
 	Store *shop.Store
 	// Token is a bearer token of the demo account.
@@ -63,8 +67,15 @@ func StartOn(t testing.TB, dsn string, opts shop.Options) *Shop {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
+	srv := httptest.NewUnstartedServer(nil)
+	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
+	local := "http://localhost:" + port // passkeys need a domain: a browser test opens this
+	if len(opts.PasskeyOrigins) == 0 && len(opts.Origins) == 0 {
+		opts.PasskeyOrigins = []string{local}
+	}
 	app := shop.New(store, opts)
-	srv := httptest.NewServer(app)
+	srv.Config.Handler = app
+	srv.Start()
 	t.Cleanup(srv.Close)
 	demo, err := store.UserByEmail(ctx, shop.DemoEmail)
 	if err != nil {
@@ -74,7 +85,7 @@ func StartOn(t testing.TB, dsn string, opts shop.Options) *Shop {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &Shop{URL: srv.URL, Store: store, Token: tok, App: app}
+	return &Shop{URL: srv.URL, LocalURL: local, Store: store, Token: tok, App: app}
 }
 
 // Stock returns the stock of a SKU.

@@ -1,0 +1,155 @@
+package shop
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/affordances-go/affordances/protocol"
+	"github.com/affordances-go/affordances/site"
+	"github.com/affordances-go/affordances/site/presence"
+)
+
+// PasskeyList is the account's passkeys, on the account page.
+type PasskeyList struct {
+	// Offered says whether the shop offers passkeys here (it has an
+	// origin for them).
+	Offered bool      `json:"offered"`
+	Keys    []Passkey `json:"keys"`
+}
+
+// Passkey is one passkey, as the account page lists it.
+type Passkey struct {
+	ID      string `json:"id"`
+	Name    string `json:"name"`
+	Created string `json:"created"`
+}
+
+// AddPasskey is the input of addPasskey: the new passkey, as the page's
+// script made it (credential, nonce), its name, and, for the account's
+// first passkey, its password typed again.
+type AddPasskey struct {
+	Name       string `json:"name,omitempty" title:"Name" description:"what you call it, such as my phone" maxLength:"40"`
+	Password   string `json:"password,omitempty" title:"Your password" description:"for your first passkey" maxLength:"200"`
+	Credential string `json:"credential" title:"Passkey" description:"made by your browser" minLength:"1" maxLength:"20000"`
+	Nonce      string `json:"nonce" title:"Challenge" minLength:"1" maxLength:"100"`
+}
+
+// Validate refuses a name with control characters.
+func (in AddPasskey) Validate() error {
+	if site.HasUnsafeText(in.Name) {
+		return site.Invalid("/name", "must not contain control characters")
+	}
+	return nil
+}
+
+// RemovePasskey is the input of removePasskey.
+type RemovePasskey struct {
+	ID string `json:"id" title:"Passkey" minLength:"1" maxLength:"200"`
+}
+
+// SignInWithPasskey is the input of signInWithPasskey, as the login
+// page's script fills it.
+type SignInWithPasskey struct {
+	Credential string `json:"credential" minLength:"1" maxLength:"20000"`
+	Nonce      string `json:"nonce" minLength:"1" maxLength:"100"`
+}
+
+// passkeyActions registers the account page's passkey actions: for the
+// person only, in their own browser. Adding the first passkey needs the
+// account's password typed again (an agent that rides the session has
+// not got it); any later one, and removing one, a proof of presence by
+// an existing passkey (site.Options.Presence), so that an agent that
+// drives the browser cannot enrol an authenticator of its own.
+func (a *App) passkeyActions(p *site.Page) {
+	if a.passkeys == nil {
+		return
+	}
+	site.Handle(p, site.Action{Name: "addPasskey", Description: "Add a passkey: your phone, your computer or a security key",
+		Expose: protocol.ExposeSession, Effects: site.Effects(passkeysKey), PeopleOnly: true}, a.addPasskey)
+	site.Handle(p, site.Action{Name: "removePasskey", Description: "Remove a passkey",
+		Expose: protocol.ExposeSession, Effects: site.Effects(passkeysKey), PeopleOnly: true}, a.removePasskey)
+}
+
+func (a *App) addPasskey(r *site.Request, in AddPasskey) (site.Done, error) {
+	ctx := r.Context()
+	sh := shopperOf(r)
+	account := r.Caller.AccountID()
+	has, err := a.passkeys.Has(ctx, account)
+	if err != nil {
+		return site.Done{}, err
+	}
+	if !has {
+		// The first passkey: the password, typed again on this page.
+		if _, err := a.store.Authenticate(ctx, sh.User.Email, in.Password); errors.Is(err, ErrBadCredentials) {
+			return site.Done{}, site.Invalid("/password", "this is not your password: your first passkey needs it")
+		} else if err != nil {
+			return site.Done{}, err
+		}
+	}
+	c, err := a.passkeys.FinishRegistration(ctx, account, in.Nonce, json.RawMessage(in.Credential), in.Name)
+	var pe *site.PresenceError
+	if errors.As(err, &pe) {
+		return site.Done{}, site.Unavailable("The passkey was not added: %s.", pe.Reason)
+	}
+	if err != nil {
+		return site.Done{}, err
+	}
+	return site.Done{Message: fmt.Sprintf("Passkey %s added. From now on, approving an agent's request and changing tokens need it.", site.Quote(c.Name))}, nil
+}
+
+func (a *App) removePasskey(r *site.Request, in RemovePasskey) (site.Done, error) {
+	id, err := keyID.DecodeString(in.ID)
+	if err != nil {
+		return site.Done{}, site.NotFound("you have no such passkey")
+	}
+	err = a.passkeys.Remove(r.Context(), r.Caller.AccountID(), id)
+	if errors.Is(err, presence.ErrNotFound) {
+		return site.Done{}, site.NotFound("you have no such passkey")
+	}
+	if err != nil {
+		return site.Done{}, err
+	}
+	return site.Done{Message: "Passkey removed."}, nil
+}
+
+// signInWithPasskey signs in the account whose passkey answered.
+func (a *App) signInWithPasskey(r *site.Request, in SignInWithPasskey) (site.Done, error) {
+	ctx := r.Context()
+	account, err := a.passkeys.FinishSignIn(ctx, in.Nonce, json.RawMessage(in.Credential))
+	var pe *site.PresenceError
+	if errors.As(err, &pe) {
+		return site.Done{}, site.Unavailable("Not signed in: %s.", pe.Reason)
+	}
+	if err != nil {
+		return site.Done{}, err
+	}
+	id, ok := userID(account)
+	if !ok {
+		return site.Done{}, fmt.Errorf("a passkey of account %q", account)
+	}
+	u, err := a.store.UserByID(ctx, id)
+	if err != nil {
+		return site.Done{}, err
+	}
+	if err := a.startSession(r, u); err != nil {
+		return site.Done{}, err
+	}
+	return site.Done{Message: "Signed in as " + u.Name + ".", Redirect: r.ReturnPath("/account")}, nil
+}
+
+// loadPasskeys puts the account's passkeys on the account page.
+func (a *App) loadPasskeys(r *site.Request, st *site.State) error {
+	list := PasskeyList{Offered: a.passkeys != nil, Keys: []Passkey{}}
+	if a.passkeys != nil {
+		cs, err := a.passkeys.Store().Credentials(r.Context(), r.Caller.AccountID())
+		if err != nil {
+			return err
+		}
+		for _, c := range cs {
+			list.Keys = append(list.Keys, Passkey{ID: keyID.EncodeToString(c.ID), Name: c.Name, Created: c.Created.UTC().Format("2 Jan 2006")})
+		}
+	}
+	passkeysKey.Set(st, list)
+	return nil
+}
