@@ -88,10 +88,11 @@ func (k *softKey) create(t *testing.T, ask []byte) json.RawMessage {
 	t.Helper()
 	challenge, user, _ := readAsk(t, ask)
 	k.user = user
-	pub := k.priv.PublicKey
-	x, y := make([]byte, 32), make([]byte, 32)
-	pub.X.FillBytes(x)
-	pub.Y.FillBytes(y)
+	point, err := k.priv.PublicKey.Bytes() // 0x04 || X || Y
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, y := point[1:33], point[33:65]
 	cose, err := cbor.Marshal(map[int]any{1: 2, 3: -7, -1: 1, -2: x, -3: y})
 	if err != nil {
 		t.Fatal(err)
