@@ -20,7 +20,7 @@ type Address struct {
 	Street   string `json:"street" minLength:"1" maxLength:"200"`
 	Postcode string `json:"postcode" pattern:"^[A-Za-z0-9][A-Za-z0-9 -]{1,9}$" example:"75004"`
 	City     string `json:"city" minLength:"1" maxLength:"100"`
-	Country  string `json:"country" description:"ISO 3166 code" pattern:"^[A-Z]{2}$" example:"FR"`
+	Country  string `json:"country" title:"Country" description:"ISO 3166 code" pattern:"^[A-Z]{2}$" example:"FR"`
 }
 
 // String writes the address on one line, as a summary shows it.

@@ -46,7 +46,8 @@ func TestBrowser_TheApprovalPage(t *testing.T) {
 
 	// The agent, with a labelled token, asks to order.
 	demo, _ := s.Store.UserByEmail(context.Background(), shop.DemoEmail)
-	token, err := s.Store.CreateToken(context.Background(), demo, "laptop")
+	token, err := s.Store.CreateGrantedToken(context.Background(), demo, "laptop",
+		shop.Grant{Actions: []string{"addToCart", "placeOrder"}, OrderLimit: 5000, DayLimit: 5000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +59,10 @@ func TestBrowser_TheApprovalPage(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() {
-		res, err := agent.Call(ctx, s.URL+"/checkout", "placeOrder", nil)
+		// To a new address, saved for next orders: beyond the token's
+		// standing approval, and what the person must see.
+		res, err := agent.Call(ctx, s.URL+"/checkout", "placeOrder", map[string]any{"saveAddress": true,
+			"address": map[string]any{"name": "Ada Lovelace", "street": "1 Queen Street", "postcode": "EC4N 1SR", "city": "London", "country": "GB"}})
 		if err == nil && !res.Delta.OK {
 			err = res.Delta.Error
 		}
@@ -88,7 +92,8 @@ func TestBrowser_TheApprovalPage(t *testing.T) {
 		t.Fatalf("after signing in: %q (not back on the approval page)", h)
 	}
 	page, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("main")))
-	for _, want := range []string{"Heavyweight Tee (Black, M)", "Asked by the agent with your token “laptop”", "expires in"} {
+	for _, want := range []string{"Heavyweight Tee (Black, M)", "Asked by the agent with your token “laptop”", "expires in",
+		"Save this address for next orders", "becomes your saved address", "an address other than your saved one", "Deliver to › City"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the approval page lacks %q:\n%s", want, page)
 		}
