@@ -199,6 +199,27 @@ func TestRegisterSignIn(t *testing.T) {
 	}
 }
 
+func registerCreateToken(account *site.Page, createToken site.Handler[struct{}, site.NoOutput]) {
+	site.Handle(account, site.Action{Name: "createToken", Expose: protocol.ExposeSession,
+		PeopleOnly: true}, createToken)
+}
+
+// The guide's people-only action is in no graph, and an agent is refused.
+func TestRegisterCreateToken(t *testing.T) {
+	s := site.New(site.Options{Auth: auth, Logger: slog.New(slog.DiscardHandler)})
+	account := s.Page("/account", site.PageOptions{})
+	registerCreateToken(account, func(r *site.Request, _ struct{}) (site.Result[site.NoOutput], error) {
+		return site.Result[site.NoOutput]{Message: "Token created."}, nil
+	})
+	c := sitetest.New(t, s)
+	if g := c.Graph("/account"); len(g.Actions) != 0 {
+		t.Errorf("a people-only action in the graph: %+v", g.Actions)
+	}
+	if res := c.CallBody("/account", `{"action":"createToken"}`, sitetest.Header("Authorization", "Bearer good")); res.Code != 403 {
+		t.Errorf("an agent's call: %d %s", res.Code, res.Body)
+	}
+}
+
 // loadProduct is the loader an existing application already has.
 func loadProduct(r *site.Request) (*site.State, error) {
 	st := &site.State{}
