@@ -237,3 +237,28 @@ func TestApprovalPage_TheWholeInputAndAnotherAccount(t *testing.T) {
 		t.Fatalf("another account: %d %s", other.Code, b)
 	}
 }
+
+// agentHeader is a test's agent verifier: the agent the request names in
+// X-Test-Agent, as if its signature were verified.
+type agentHeader struct{}
+
+func (agentHeader) VerifyAgent(r *http.Request) (string, error) { return r.Header.Get("X-Test-Agent"), nil }
+
+// The approval page names the verified agent that signed the call; the
+// confirmation page of a person's own form lists the whole input too.
+func TestApprovalPage_TheVerifiedAgentAndTheConfirmationPage(t *testing.T) {
+	sh := newApprovalShopWith(t, site.Options{Agents: agentHeader{}}, time.Minute)
+	c := sitetest.New(t, sh.site)
+	res := c.CallBody("/checkout", `{"action":"placeOrder","confirm":true,"input":{"note":"gift"}}`,
+		sitetest.Header("Authorization", "Bearer agent-a", "X-Test-Agent", "shopper.example"))
+	u := res.Delta().ApprovalURL
+	page := html.UnescapeString(c.Get(u, sitetest.Header("Cookie", "session=alice")).Body.String())
+	if !strings.Contains(page, "signed as shopper.example (verified)") {
+		t.Errorf("the approval page does not name the verified agent:\n%s", page)
+	}
+	confirm := c.PostForm("/checkout", url.Values{"_action": {"placeOrder"}, "note": {"for \u02babob"}}, sitetest.Header("Cookie", "session=alice"))
+	body := html.UnescapeString(confirm.Body.String())
+	if confirm.Code != http.StatusPreconditionRequired || !strings.Contains(body, "<dt>Note</dt><dd>for ⟨U+02BA⟩bob</dd>") {
+		t.Errorf("the confirmation page: %d\n%s", confirm.Code, body)
+	}
+}

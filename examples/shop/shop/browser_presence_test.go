@@ -186,9 +186,10 @@ func TestBrowser_PresenceKeepsAnAgentInTheBrowserOut(t *testing.T) {
 	}
 	// 5. It adds an authenticator of its own and enrols it: the form needs
 	// the person's existing passkey, which does not verify.
-	if _, err := chromedp.Call(ctx, webauthn.AddVirtualAuthenticator, webauthn.AddVirtualAuthenticatorParams{Options: &webauthn.VirtualAuthenticatorOptions{
+	own, err := chromedp.Call(ctx, webauthn.AddVirtualAuthenticator, webauthn.AddVirtualAuthenticatorParams{Options: &webauthn.VirtualAuthenticatorOptions{
 		Protocol: "ctap2", Ctap2version: "ctap2_1", Transport: "usb", HasResidentKey: true, HasUserVerification: true,
-		IsUserVerified: true, AutomaticPresenceSimulation: true}}); err != nil {
+		IsUserVerified: true, AutomaticPresenceSimulation: true}})
+	if err != nil {
 		t.Fatal(err)
 	}
 	err = chromedp.Do(ctx, chromedp.Navigate(base+"/account"), chromedp.WaitVisible(chromedp.CSS("#addPasskey-name")),
@@ -202,7 +203,12 @@ func TestBrowser_PresenceKeepsAnAgentInTheBrowserOut(t *testing.T) {
 		t.Fatalf("the agent enrolled its own authenticator: %d passkeys", n)
 	}
 
-	// The person, with their finger: each happens once.
+	// The agent's authenticator goes (it holds a passkey the site never
+	// took, which a sign-in could pick); the person, with their finger:
+	// each happens once.
+	if _, err := chromedp.Call(ctx, webauthn.RemoveVirtualAuthenticator, webauthn.RemoveVirtualAuthenticatorParams{AuthenticatorID: own.AuthenticatorID}); err != nil {
+		t.Fatal(err)
+	}
 	verify(true)
 	err = chromedp.Do(ctx, chromedp.Navigate(base+u), chromedp.WaitVisible(chromedp.CSS(`button[value="approve"]`)),
 		chromedp.Click(chromedp.CSS(`button[value="approve"]`)))
@@ -230,6 +236,25 @@ func TestBrowser_PresenceKeepsAnAgentInTheBrowserOut(t *testing.T) {
 	text, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("main")))
 	if !strings.Contains(text, "shown only this once") {
 		t.Errorf("the new token is not shown to the person:\n%s", text)
+	}
+
+	// The person signs out, and in again with the passkey alone.
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`form[data-action="signOut"] button[type=submit]`))); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "signed out", func() bool {
+		loc, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`location.pathname`))
+		return loc == "/"
+	})
+	err = chromedp.Do(ctx, chromedp.Navigate(base+"/login"),
+		chromedp.WaitVisible(chromedp.CSS(`form[data-passkey-signin] button`)),
+		chromedp.Click(chromedp.CSS(`form[data-passkey-signin] button`)))
+	if err != nil {
+		t.Fatalf("signing in with the passkey: %v", err)
+	}
+	if h := waitText(t, ctx, "h1", "Your account"); h != "Your account" {
+		text, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("main")))
+		t.Fatalf("after signing in with the passkey: %q\n%s", h, text)
 	}
 }
 
