@@ -242,7 +242,9 @@ func TestApprovalPage_TheWholeInputAndAnotherAccount(t *testing.T) {
 // X-Test-Agent, as if its signature were verified.
 type agentHeader struct{}
 
-func (agentHeader) VerifyAgent(r *http.Request) (string, error) { return r.Header.Get("X-Test-Agent"), nil }
+func (agentHeader) VerifyAgent(r *http.Request) (string, error) {
+	return r.Header.Get("X-Test-Agent"), nil
+}
 
 // The approval page names the verified agent that signed the call; the
 // confirmation page of a person's own form lists the whole input too.
