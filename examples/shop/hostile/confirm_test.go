@@ -1,6 +1,8 @@
 package hostile_test
 
 import (
+	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -52,5 +54,24 @@ func TestHostile_ConfirmationBypass(t *testing.T) {
 		{name: "revokeToken with confirm: true from an agent on the person's cookie (people-only)", as: "a", path: "/account", body: `{"action":"revokeToken","input":{"id":` + itoa(e.tokenA) + `},"confirm":true}`, status: 403, code: "unauthorized"},
 		{name: "revokeToken (plain confirmation) runs for the person's own form", as: "a", path: "/account", ctype: "form", body: "_action=revokeToken&_confirm=true&id=" + itoa(e.tokenA), status: 303, mayChange: true},
 	}
+	// A real approval, decided by an agent in the person's page: a script's
+	// fetch carries the cookie and the site's Origin, not a navigation.
+	_, asked := e.send(row{as: "a-token", path: "/checkout", body: `{"action":"placeOrder","confirm":true}`})
+	var d struct {
+		ApprovalURL string `json:"approvalUrl"`
+	}
+	json.Unmarshal([]byte(asked), &d)
+	if d.ApprovalURL == "" {
+		t.Fatalf("no approval asked: %s", asked)
+	}
+	rows = append(rows,
+		row{name: "an agent in the person's page approves by a script's fetch", as: "a", path: d.ApprovalURL, ctype: "form", body: "_decision=approve",
+			header: []string{"Sec-Fetch-Mode", "cors", "Sec-Fetch-Site", "same-origin"}, status: 403},
+		row{name: "an agent in the person's page approves by a script's no-cors fetch", as: "a", path: d.ApprovalURL, ctype: "form", body: "_decision=approve",
+			header: []string{"Sec-Fetch-Mode", "no-cors", "Sec-Fetch-Site", "same-origin"}, status: 403},
+	)
 	counts["confirmation bypass"] = e.run(rows)
+	if _, again := e.send(row{as: "a-token", path: "/checkout", body: `{"action":"placeOrder","confirm":true,"approval":"` + d.ApprovalURL + `"}`}); !strings.Contains(again, "confirm_required") {
+		t.Errorf("after the script's approvals, the call: %s", again)
+	}
 }

@@ -58,23 +58,17 @@ func (m Money) String() string {
 	return fmt.Sprintf("%s%d.%02d %s", sign, a/100, a%100, m.Currency)
 }
 
+// tx runs f in a transaction that also writes the call's Idempotency-Key,
+// if it has one: the key and the action's writes commit together, or
+// neither does.
 func (s *Store) tx(ctx context.Context, f func(*Tx) error) error {
-	t, err := s.raw.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	tx := &Tx{tx: t, db: s.raw}
-	defer func() { s.raw.prepareLater(ctx, tx.misses) }()
-	if err := f(tx); err != nil {
-		t.Rollback()
-		return err
-	}
-	// The call's Idempotency-Key commits with its writes (idempotency.go).
-	if err := commitKey(ctx, tx); err != nil {
-		t.Rollback()
-		return err
-	}
-	return t.Commit()
+	return s.txWithoutKey(ctx, func(tx *Tx) error {
+		if err := f(tx); err != nil {
+			return err
+		}
+		// The call's Idempotency-Key commits with its writes (idempotency.go).
+		return commitKey(ctx, tx)
+	})
 }
 
 // txWithoutKey runs f in a transaction that does not write the call's
