@@ -230,7 +230,9 @@ func (ph *pageHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		if ph.next != nil {
 			addVaryAccept(w.Header())
-			ph.next.ServeHTTP(&advertise.Writer{ResponseWriter: w}, r)
+			aw := &advertise.Writer{ResponseWriter: w}
+			ph.next.ServeHTTP(aw, r)
+			aw.Finish()
 			return
 		}
 		w.Header().Add("Vary", "Accept")

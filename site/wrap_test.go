@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"log/slog"
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
@@ -190,5 +191,21 @@ func TestView_TheLibrarysFormsWithoutTemplates(t *testing.T) {
 	}
 	if _, err := s.View(httptest.NewRequest("GET", "/nowhere", nil)); !errors.Is(err, site.ErrNotFound) {
 		t.Errorf("View of no page: %v", err)
+	}
+}
+
+// An application that writes its status before any Content-Type (as
+// net/http allows: it sniffs text/html at the first Write) still gets the
+// Link header on its HTML page.
+func TestWrap_LinkWhenTheStatusComesFirst(t *testing.T) {
+	s := site.New(site.Options{Logger: slog.New(slog.DiscardHandler)})
+	s.Page("/notes/{id}", site.PageOptions{Load: func(r *site.Request) (*site.State, error) { return &site.State{}, nil }})
+	app := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusOK)
+		w.Write([]byte("<!doctype html><title>Note</title><p>hello</p>"))
+	})
+	res := sitetest.New(t, s.Wrap(app)).Get("/notes/1")
+	if res.Code != 200 || res.Header().Get("Link") == "" {
+		t.Fatalf("status first: %d, Link %q, Content-Type %q", res.Code, res.Header().Get("Link"), res.Header().Get("Content-Type"))
 	}
 }

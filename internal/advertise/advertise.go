@@ -69,9 +69,14 @@ type readCloser struct {
 // with a graph, adding the Link header that announces the graph only to a
 // successful HTML answer: not to the application's JSON, its redirects or
 // its errors.
+//
+// Like net/http, it decides at the first Write when the application wrote
+// its status before any Content-Type: the status waits for the body, whose
+// type net/http sniffs; Finish sends a status that no body followed.
 type Writer struct {
 	http.ResponseWriter
 	decided bool
+	pending int // a status written before any Content-Type, not sent yet
 }
 
 func (a *Writer) decide(status int, body []byte) {
@@ -93,21 +98,42 @@ func (a *Writer) decide(status int, body []byte) {
 
 // WriteHeader implements http.ResponseWriter.
 func (a *Writer) WriteHeader(status int) {
+	if !a.decided && a.pending == 0 && status >= 200 && status < 300 && status != http.StatusNoContent && a.Header().Get("Content-Type") == "" {
+		a.pending = status // net/http sniffs the type at the first Write: so does the decision
+		return
+	}
 	a.decide(status, nil)
+	a.ResponseWriter.WriteHeader(status)
+}
+
+// send sends the pending status, decided on the body's first bytes.
+func (a *Writer) send(body []byte) {
+	if a.pending == 0 {
+		return
+	}
+	status := a.pending
+	a.pending = 0
+	a.decide(status, body)
 	a.ResponseWriter.WriteHeader(status)
 }
 
 // Write implements http.ResponseWriter.
 func (a *Writer) Write(b []byte) (int, error) {
+	a.send(b)
 	a.decide(http.StatusOK, b)
 	return a.ResponseWriter.Write(b)
 }
 
 // Flush implements http.Flusher for an application that streams.
 func (a *Writer) Flush() {
+	a.send(nil)
 	a.decide(http.StatusOK, nil)
 	_ = http.NewResponseController(a.ResponseWriter).Flush()
 }
+
+// Finish sends a status the application wrote and no body followed; the
+// site calls it when the application's handler returns.
+func (a *Writer) Finish() { a.send(nil) }
 
 // Hijack implements http.Hijacker for an application that upgrades the
 // connection (a WebSocket on a page's URL).

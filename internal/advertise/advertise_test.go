@@ -63,3 +63,30 @@ func TestWriter_LinkOnlyOnSuccessfulHTML(t *testing.T) {
 	}
 	var _ http.Flusher = &Writer{}
 }
+
+// An application may write its status before any Content-Type, as
+// net/http allows: net/http sniffs the type at the first Write, and so
+// does the Writer. A status with no body still goes out.
+func TestWriter_StatusFirstIsSniffedAtTheFirstWrite(t *testing.T) {
+	rec := httptest.NewRecorder()
+	w := &Writer{ResponseWriter: rec}
+	w.WriteHeader(http.StatusOK)
+	w.Write([]byte("<!doctype html><title>x</title>"))
+	if rec.Header().Get("Link") != LinkValue || rec.Code != 200 {
+		t.Errorf("status first, then HTML: %d, Link %q", rec.Code, rec.Header().Get("Link"))
+	}
+	rec = httptest.NewRecorder()
+	w = &Writer{ResponseWriter: rec}
+	w.WriteHeader(http.StatusOK)
+	w.Write([]byte(`{"ok":true}`))
+	if rec.Header().Get("Link") != "" {
+		t.Errorf("status first, then JSON: Link %q", rec.Header().Get("Link"))
+	}
+	rec = httptest.NewRecorder()
+	w = &Writer{ResponseWriter: rec}
+	w.WriteHeader(http.StatusCreated)
+	w.Finish()
+	if rec.Code != http.StatusCreated {
+		t.Errorf("a status without a body: %d", rec.Code)
+	}
+}
