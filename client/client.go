@@ -11,6 +11,7 @@ package client
 import (
 	"bytes"
 	"context"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -55,6 +56,13 @@ type Options struct {
 	// HTTPClient sends the requests. Default: a client with a cookie jar
 	// and a 30 s timeout. Its CheckRedirect is left as is.
 	HTTPClient *http.Client
+	// RootCAs, when set, are the roots the client trusts for HTTPS, such
+	// as CertPool("dev-root.pem"): the system's and a development
+	// certificate's. It applies to HTTPClient's *http.Transport (a copy;
+	// the default one when it has none). Default: the system's roots
+	// (SSL_CERT_FILE and SSL_CERT_DIR also name more, as for any Go
+	// program).
+	RootCAs *x509.CertPool
 	// Token is a bearer token sent with every request. Calls made with a
 	// token carry no Origin.
 	Token string
@@ -105,6 +113,9 @@ func New(opts Options) *Client {
 	if hc == nil {
 		jar, _ := cookiejar.New(nil)
 		hc = &http.Client{Jar: jar, Timeout: 30 * time.Second}
+	}
+	if opts.RootCAs != nil {
+		hc = withRoots(hc, opts.RootCAs)
 	}
 	if opts.UserAgent == "" {
 		opts.UserAgent = DefaultUserAgent

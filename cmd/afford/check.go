@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -15,6 +17,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/affordances-go/affordances/client"
 	"github.com/affordances-go/affordances/conformance"
 )
 
@@ -38,6 +41,7 @@ below allow more.
   --token TOKEN            a bearer token ($AFFORD_TOKEN), for bearer and signed-in checks
   --cookie 'NAME=VALUE'    a session cookie, sent with every request (without --token)
   --cookie-jar FILE        take the cookie from afford's jar file (after afford call … signIn)
+  --cacert FILE            trust this PEM certificate too (default: $AFFORD_CACERT)
   --safe-action PATH#NAME  an action that may run, for the checks that need a success
   --safe-input JSON        its input
   --confirm-action PATH#NAME  a confirm action, to check that it does not run without confirm
@@ -68,6 +72,7 @@ func checkCmd(args []string, stdout, stderr io.Writer, getenv func(string) strin
 	token := fs.String("token", getenv("AFFORD_TOKEN"), "")
 	cookie := fs.String("cookie", "", "")
 	jarPath := fs.String("cookie-jar", "", "")
+	cacert := fs.String("cacert", getenv("AFFORD_CACERT"), "")
 	safe := fs.String("safe-action", "", "")
 	safeInput := fs.String("safe-input", "", "")
 	confirm := fs.String("confirm-action", "", "")
@@ -97,7 +102,16 @@ func checkCmd(args []string, stdout, stderr io.Writer, getenv func(string) strin
 		}
 		return exitUsage
 	}
-	if f := probe(pos[0]); f != nil {
+	var transport http.RoundTripper // nil: the default, the system's roots
+	if *cacert != "" {
+		roots, err := client.CertPool(*cacert)
+		if err != nil {
+			fmt.Fprintf(stderr, "afford check: --cacert: %v\n", err)
+			return exitUsage
+		}
+		transport = trusting(roots)
+	}
+	if f := probe(pos[0], transport); f != nil {
 		// A site that does not answer at all fails every check for the
 		// same reason: say it once.
 		fmt.Fprintf(stderr, "afford check: %s\n", f.Message)
@@ -107,6 +121,10 @@ func checkCmd(args []string, stdout, stderr io.Writer, getenv func(string) strin
 		return exitFailure
 	}
 	cfg := conformance.Config{BaseURL: pos[0], Pages: pages, Token: *token, Cookie: *cookie, Burst: *burst, Readiness: *readiness}
+	if transport != nil {
+		cfg.HTTPClient = &http.Client{Timeout: 10 * time.Second, Transport: transport,
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	}
 	if *jarPath != "" && cfg.Cookie == "" {
 		jar, err := openJar(*jarPath)
 		if err != nil {
@@ -231,10 +249,18 @@ func wrap(text string, width int) []string {
 	return append(lines, line)
 }
 
+// trusting is the default transport, trusting roots for HTTPS.
+func trusting(roots *x509.CertPool) http.RoundTripper {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.TLSClientConfig = &tls.Config{RootCAs: roots}
+	return t
+}
+
 // probe sends one GET to the site and describes a failure to get any
 // answer (refused, unknown host, timeout), or returns nil.
-func probe(base string) *failure {
-	c := &http.Client{Timeout: 10 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+func probe(base string, transport http.RoundTripper) *failure {
+	c := &http.Client{Timeout: 10 * time.Second, Transport: transport,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	res, err := c.Get(base)
 	if err != nil {
 		if f := explainNetwork(err, base); f != nil {

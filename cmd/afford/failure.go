@@ -137,7 +137,8 @@ func explainNetwork(err error, target string) *failure {
 		f.Hints = []string{"is the site up? --timeout sets how long to wait (default 30s)"}
 	case errors.As(err, &unknownCA), errors.As(err, &hostname):
 		f.Message = site + "'s TLS certificate is not trusted by this machine"
-		f.Hints = []string{"check the URL; a development site may need http:// rather than https://"}
+		f.Hints = []string{"a site on a development certificate: trust its certificate (or mkcert's root) with --cacert FILE or AFFORD_CACERT=FILE",
+			"else check the URL; a development site may need http:// rather than https://"}
 	default:
 		f.Message = "could not talk to " + site + ": the connection failed"
 		f.Hints = []string{"is the site running at " + site + "?"}

@@ -8,6 +8,7 @@ import (
 	"net/http/cookiejar"
 	"net/url"
 	"os"
+	"strings"
 	"sync"
 	"time"
 )
@@ -68,6 +69,25 @@ func (j *fileJar) SetCookies(u *url.URL, cookies []*http.Cookie) {
 }
 
 func (j *fileJar) Cookies(u *url.URL) []*http.Cookie { return j.jar.Cookies(u) }
+
+// add puts cookies given as NAME=VALUE (--cookie) in the jar for the site
+// of target, on its every path, as a browser would send them there.
+func (j *fileJar) add(target string, cookies []string) error {
+	u, err := url.Parse(target)
+	if err != nil || u.Host == "" {
+		return fmt.Errorf("--cookie: %q is no URL to send the cookie to", target)
+	}
+	site := &url.URL{Scheme: u.Scheme, Host: u.Host, Path: "/"}
+	for _, c := range cookies {
+		name, value, _ := strings.Cut(c, "=")
+		ck := &http.Cookie{Name: strings.TrimSpace(name), Value: strings.TrimSpace(value), Path: "/"}
+		if ck.String() == "" {
+			return fmt.Errorf("--cookie: %q is not a cookie a site could have set", c)
+		}
+		j.SetCookies(site, []*http.Cookie{ck})
+	}
+	return nil
+}
 
 // lost reports whether a site set cookies that this run will not keep:
 // no --cookie-jar file to save them in.

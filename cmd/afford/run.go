@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -64,6 +65,13 @@ Flags (anywhere on the line):
   --key FILE           sign every request with this key, Web Bot Auth (default: $AFFORD_KEY)
   --agent URL          the origin of the key's directory, named in the signature (default: $AFFORD_AGENT)
   --cookie-jar FILE    keep cookies in FILE, so that commands share a session
+                       (its format: docs/agents.md)
+  --cookie 'NAME=VALUE'
+                       send this cookie to the site (a session copied from a
+                       browser); with --cookie-jar it is kept there too
+  --cacert FILE        trust this PEM certificate too, for a site on a development
+                       certificate (default: $AFFORD_CACERT; SSL_CERT_FILE works
+                       as for any Go program)
   --json               print the document instead of a summary; a failure prints
                        {"ok": false, "error": {"code", "message", "issues", "hints"}}
   --full               afford get: show every item of long lists
@@ -119,6 +127,8 @@ Examples:
 // options are the flags of every command.
 type options struct {
 	token, jar, userAgent string
+	cookies               []string // --cookie NAME=VALUE, in order
+	cacert                string
 	key, agent            string // the signing key's file and its directory's origin
 	json, yes, follow     bool
 	full                  bool
@@ -143,6 +153,14 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 	fs.SetOutput(io.Discard)
 	fs.StringVar(&o.token, "token", getenv("AFFORD_TOKEN"), "")
 	fs.StringVar(&o.jar, "cookie-jar", "", "")
+	fs.Func("cookie", "", func(v string) error {
+		if name, _, ok := strings.Cut(v, "="); !ok || strings.TrimSpace(name) == "" {
+			return fmt.Errorf("--cookie takes NAME=VALUE, not %q", v)
+		}
+		o.cookies = append(o.cookies, v)
+		return nil
+	})
+	fs.StringVar(&o.cacert, "cacert", getenv("AFFORD_CACERT"), "")
 	fs.StringVar(&o.key, "key", getenv("AFFORD_KEY"), "")
 	fs.StringVar(&o.agent, "agent", getenv("AFFORD_AGENT"), "")
 	fs.StringVar(&o.userAgent, "user-agent", "afford/0", "")
@@ -193,7 +211,19 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 	if err != nil {
 		return env.exit(context.Background(), err, where{})
 	}
+	var roots *x509.CertPool
+	if o.cacert != "" {
+		if roots, err = client.CertPool(o.cacert); err != nil {
+			return env.exit(context.Background(), err, where{})
+		}
+	}
+	if len(pos) > 1 && len(o.cookies) > 0 {
+		if err := jar.add(pos[1], o.cookies); err != nil {
+			return env.exit(context.Background(), err, where{})
+		}
+	}
 	env.client = client.New(client.Options{
+		RootCAs:          roots,
 		Signer:           env.signer,
 		HTTPClient:       &http.Client{Jar: jar, Timeout: o.timeout},
 		Token:            o.token,
