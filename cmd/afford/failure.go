@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -198,7 +199,7 @@ func (c *command) explainProtocol(ctx context.Context, e *client.Error, at where
 	}
 	switch e.Code {
 	case protocol.CodeUnauthorized:
-		f.Hints = c.signInHints(ctx, at, e.Status)
+		f.Hints = c.signInHints(ctx, at, e.Status, e.Message)
 	case protocol.CodeNotFound:
 		f.Hints = c.notFoundHints(ctx, f, at)
 	case protocol.CodeRateLimited:
@@ -217,16 +218,26 @@ func (c *command) explainProtocol(ctx context.Context, e *client.Error, at where
 	return f
 }
 
-// signInHints says how to become a caller the site accepts.
-func (c *command) signInHints(ctx context.Context, at where, status int) []string {
+// signInHints says how to become a caller the site accepts, by what the
+// site refused: a people-only action, a token's scope, a cookie call's
+// Origin, or no credential it takes.
+func (c *command) signInHints(ctx context.Context, at where, status int, message string) []string {
 	if status == 403 {
+		switch {
+		case strings.Contains(message, "only a person"):
+			return []string{"only the person can do this, in a browser signed in on the site: tell them, and where (the message names the page); no credential lets an agent do it"}
+		case strings.Contains(message, "scope") || c.o.token != "":
+			return []string{"the token is not granted this action: ask the person for a token that may do it (the site index's grants say where tokens are made)"}
+		}
 		return []string{"the site refused a call riding on cookies from another origin; a bearer token (--token or AFFORD_TOKEN) avoids that"}
 	}
 	if c.o.token != "" {
 		return []string{"the site rejected the token: it may be wrong, expired or revoked; get a new one from the site's account page"}
 	}
 	account, login := "the site's account page", ""
+	cookieOnly := false
 	if idx, err := c.client.Index(ctx, at.url); err == nil {
+		cookieOnly = len(idx.Auth) > 0 && !slices.Contains(idx.Auth, protocol.AuthBearer)
 		for _, r := range idx.Routes {
 			if r.Route == "/account" || strings.HasPrefix(r.Route, "/account/") {
 				account = siteOf(at.url) + r.Route
@@ -238,13 +249,15 @@ func (c *command) signInHints(ctx context.Context, at where, status int) []strin
 			}
 		}
 	}
-	hints := []string{"get a bearer token from " + account + ", then set AFFORD_TOKEN=TOKEN or pass --token TOKEN"}
+	session := "keep a session in a file with --cookie-jar jar.json, or hand afford a browser's session with --cookie 'NAME=VALUE'"
 	if login != "" {
-		hints = append(hints, "or sign in once and keep the session in a file: afford call --cookie-jar jar.json "+login+" signIn email=… password=…, then add --cookie-jar jar.json to every command")
-	} else {
-		hints = append(hints, "or keep a session in a file with --cookie-jar jar.json")
+		session = "sign in once and keep the session in a file: afford call --cookie-jar jar.json " + login + " signIn email=… password=…, then add --cookie-jar jar.json to every command"
 	}
-	return hints
+	if cookieOnly {
+		// The site takes no bearer token: a session is the only way in.
+		return []string{session}
+	}
+	return []string{"get a bearer token from " + account + ", then set AFFORD_TOKEN=TOKEN or pass --token TOKEN", "or " + session}
 }
 
 // notFoundHints explains a not_found: no such page, or no such action on

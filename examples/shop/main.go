@@ -143,7 +143,7 @@ func run(cf config) error {
 	if err != nil {
 		return fmt.Errorf("finding the demo account: %w", err)
 	}
-	token, err := store.NewStartToken(ctx, demo) // and the earlier starts' tokens are revoked
+	token, err := startToken(ctx, store, demo, startTokenPath(cf.secretFile, dbPath))
 	if err != nil {
 		return err
 	}

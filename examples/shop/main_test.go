@@ -1,10 +1,13 @@
 package main
 
 import (
+	"context"
 	"net/netip"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/affordances-go/affordances/examples/shop/shop"
 )
 
 // -origins and -trusted-proxies take what the guide shows, and refuse the
@@ -65,5 +68,38 @@ func TestSecretFile(t *testing.T) {
 	os.WriteFile(short, []byte("abc"), 0o600)
 	if _, err := readSecret(short, db); err == nil {
 		t.Fatal("a 3-byte secret was taken")
+	}
+}
+
+// The printed token keeps working across restarts: a second start prints
+// the same one; once it is revoked, a new one.
+func TestStartToken_KeptAcrossRestarts(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	db, err := shop.Open(ctx, filepath.Join(dir, "shop.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	store := shop.NewStore(db)
+	store.PasswordIterations = 1000
+	if err := store.Seed(ctx); err != nil {
+		t.Fatal(err)
+	}
+	demo, _ := store.UserByEmail(ctx, shop.DemoEmail)
+	path := startTokenPath("", filepath.Join(dir, "shop.db"))
+	first, err := startToken(ctx, store, demo, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again, _ := startToken(ctx, store, demo, path); again != first {
+		t.Fatal("a restart printed another token: the exported one stops working")
+	}
+	toks, _ := store.Tokens(ctx, demo)
+	for _, tk := range toks {
+		store.RevokeToken(ctx, demo, tk.ID)
+	}
+	if next, _ := startToken(ctx, store, demo, path); next == first || next == "" {
+		t.Fatal("a revoked token was printed again")
 	}
 }

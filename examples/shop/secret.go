@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"crypto/rand"
 	"errors"
 	"fmt"
@@ -8,6 +9,8 @@ import (
 	"net"
 	"os"
 	"strings"
+
+	"github.com/affordances-go/affordances/examples/shop/shop"
 )
 
 // readSecret reads the shop's secret (shop.Options.Secret) from path, or
@@ -55,4 +58,38 @@ func passkeyOrigins(origins []string, addr string) []string {
 		return nil
 	}
 	return []string{"http://localhost:" + port}
+}
+
+// startTokenPath is where the demo account's printed token is kept
+// between starts: beside the secret file.
+func startTokenPath(secretFile, dbPath string) string {
+	if secretFile == "" {
+		secretFile = "shop.secret"
+		if !strings.HasPrefix(dbPath, "postgres://") && !strings.HasPrefix(dbPath, "postgresql://") {
+			secretFile = dbPath + ".secret"
+		}
+	}
+	return strings.TrimSuffix(secretFile, ".secret") + ".token"
+}
+
+// startToken is the demo account's token the shop prints: the one of the
+// last start while it still works (so that an exported AFFORD_TOKEN keeps
+// working across restarts), else a new one, which revokes the earlier
+// starts' and is kept in path (mode 0600; the database keeps its hash
+// only).
+func startToken(ctx context.Context, store *shop.Store, demo int64, path string) (string, error) {
+	if b, err := os.ReadFile(path); err == nil {
+		tok := strings.TrimSpace(string(b))
+		if id, err := store.TokenOwner(ctx, tok); err == nil && id == demo {
+			return tok, nil
+		}
+	}
+	tok, err := store.NewStartToken(ctx, demo) // and the earlier starts' tokens are revoked
+	if err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(path, []byte(tok+"\n"), 0o600); err != nil {
+		return "", fmt.Errorf("keeping the start token: %w", err)
+	}
+	return tok, nil
 }

@@ -346,6 +346,19 @@ func (s *Store) TokenUser(ctx context.Context, plain, agent string) (*User, Toke
 	return &u, t, nil
 }
 
+// TokenOwner returns the user of a live token (not revoked, not
+// expired), without recording a use: for the command that prints the
+// demo account's token again.
+func (s *Store) TokenOwner(ctx context.Context, plain string) (int64, error) {
+	var id int64
+	var expires sql.NullInt64
+	err := s.db.QueryRowContext(ctx, `SELECT user_id, expires_at FROM tokens WHERE hash = ? AND revoked_at IS NULL`, hashSecret(plain)).Scan(&id, &expires)
+	if errors.Is(err, sql.ErrNoRows) || (expires.Valid && expires.Int64 <= s.now().Unix()) {
+		return 0, ErrNotFound
+	}
+	return id, err
+}
+
 // Tokens lists the user's live tokens, with their grants and last use.
 func (s *Store) Tokens(ctx context.Context, userID int64) ([]Token, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT `+tokenColumns+` FROM tokens t WHERE t.user_id = ? AND t.revoked_at IS NULL ORDER BY t.id`, userID)
