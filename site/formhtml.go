@@ -22,6 +22,9 @@ func actionForm(v *View, name string, presets ...any) (template.HTML, error) {
 	if v == nil || v.page == nil {
 		return "", fmt.Errorf("actionForm: the first argument must be the page's View (.)")
 	}
+	if v.page.site.opts.NoFormDoor {
+		return "", nil // the form door is off: no form would run
+	}
 	if len(presets)%2 != 0 {
 		return "", fmt.Errorf("actionForm %s: presets must be FIELD VALUE pairs", name)
 	}

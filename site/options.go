@@ -105,6 +105,12 @@ type Options struct {
 	// choose its address by sending the header itself. Default: none, and
 	// the connection's address is the client's.
 	TrustedProxies []netip.Prefix
+	// NoFormDoor turns the HTML form door off: a form posted to a page is
+	// never run by the site, but passed to the wrapped application (which
+	// keeps its own CSRF protection on it), or refused with 415 without
+	// one; actionForm and ActionForm write nothing. Agents' calls (JSON,
+	// MCP) are not affected. Default: the door is on.
+	NoFormDoor bool
 	// HSTS, when positive, sends Strict-Transport-Security with this
 	// max-age on every answer the site gives over HTTPS ([Site.Secure]),
 	// so that browsers never reach it over plain http again. Default: off.

@@ -241,8 +241,10 @@ func (ph *pageHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case negotiate.Call(r):
 			p.site.serveAgentCall(w, r, p)
-		case ph.app() && !p.postsLibraryForm(r) && !negotiate.Graph(r):
+		case ph.app() && (p.site.opts.NoFormDoor || !p.postsLibraryForm(r)) && !negotiate.Graph(r):
 			ph.next.ServeHTTP(w, r) // the application's own form, or its API
+		case isForm(r) && p.site.opts.NoFormDoor:
+			http.Error(w, "this site takes no HTML forms: agents call actions with "+protocol.MediaType, http.StatusUnsupportedMediaType)
 		case isForm(r):
 			p.site.serveFormCall(w, r, p)
 		case negotiate.Graph(r):

@@ -3,6 +3,7 @@ package site_test
 import (
 	"bytes"
 	"errors"
+	"html/template"
 	"io"
 	"log/slog"
 	"mime/multipart"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/affordances-go/affordances/protocol"
 	"github.com/affordances-go/affordances/site"
 	"github.com/affordances-go/affordances/site/sitetest"
 )
@@ -207,5 +209,45 @@ func TestWrap_LinkWhenTheStatusComesFirst(t *testing.T) {
 	res := sitetest.New(t, s.Wrap(app)).Get("/notes/1")
 	if res.Code != 200 || res.Header().Get("Link") == "" {
 		t.Fatalf("status first: %d, Link %q, Content-Type %q", res.Code, res.Header().Get("Link"), res.Header().Get("Content-Type"))
+	}
+}
+
+// With the form door off, a form posted to a page, even one naming an
+// action, is the application's (its CSRF middleware sees it), or 415
+// without one; the library writes no forms; agents' calls still run.
+func TestNoFormDoor(t *testing.T) {
+	build := func(app http.Handler) (*site.Site, http.Handler, *int) {
+		ran := 0
+		s := site.New(site.Options{NoFormDoor: true, Logger: slog.New(slog.DiscardHandler)})
+		view := template.Must(template.New("v").Funcs(site.Funcs()).Parse(`<p>{{actionForm . "add"}}</p>`))
+		opts := site.PageOptions{Load: func(r *site.Request) (*site.State, error) { return &site.State{}, nil }}
+		if app == nil {
+			opts.View = view
+		}
+		p := s.Page("/notes", opts)
+		site.Handle(p, site.Action{Name: "add", Expose: protocol.ExposePublic},
+			func(r *site.Request, in struct{}) (site.Done, error) { ran++; return site.Done{}, nil })
+		if app == nil {
+			return s, s, &ran
+		}
+		return s, s.Wrap(app), &ran
+	}
+	appSaw := 0
+	app := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { appSaw++; w.WriteHeader(http.StatusForbidden) })
+	_, h, ran := build(app)
+	c := sitetest.New(t, h)
+	if res := c.PostForm("/notes", url.Values{"_action": {"add"}}); res.Code != http.StatusForbidden || appSaw != 1 || *ran != 0 {
+		t.Fatalf("a library form with the door off: %d, the app saw %d, ran %d", res.Code, appSaw, *ran)
+	}
+	if res := c.Call("/notes", "add", nil); res.Code != 200 || *ran != 1 {
+		t.Fatalf("an agent's call: %d, ran %d", res.Code, *ran)
+	}
+	_, h, ran = build(nil)
+	c = sitetest.New(t, h)
+	if res := c.PostForm("/notes", url.Values{"_action": {"add"}}); res.Code != http.StatusUnsupportedMediaType || *ran != 0 {
+		t.Fatalf("a form without an application: %d, ran %d", res.Code, *ran)
+	}
+	if res := c.Get("/notes"); strings.Contains(res.Body.String(), "<form") {
+		t.Fatalf("a form written with the door off: %s", res.Body)
 	}
 }
