@@ -206,7 +206,7 @@ func TestBrowser_PresenceKeepsAnAgentInTheBrowserOut(t *testing.T) {
 	// The agent's authenticator goes (it holds a passkey the site never
 	// took, which a sign-in could pick); the person, with their finger:
 	// each happens once.
-	if _, err := chromedp.Call(ctx, webauthn.RemoveVirtualAuthenticator, webauthn.RemoveVirtualAuthenticatorParams{AuthenticatorID: own.AuthenticatorID}); err != nil {
+	if _, err := chromedp.Call(ctx, webauthn.RemoveVirtualAuthenticator, webauthn.RemoveVirtualAuthenticatorParams(own)); err != nil {
 		t.Fatal(err)
 	}
 	verify(true)
