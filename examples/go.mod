@@ -6,10 +6,14 @@ require (
 	github.com/affordances-go/affordances v0.0.0-00010101000000-000000000000
 	github.com/affordances-go/affordances/site/ratelimit/redislimit v0.0.0-00010101000000-000000000000
 	github.com/affordances-go/affordances/site/siteotel v0.0.0-00010101000000-000000000000
+	github.com/alexedwards/scs/v2 v2.8.0
 	github.com/chromedp/cdproto v0.159.0
 	github.com/chromedp/chromedp v0.23.0
+	github.com/gorilla/csrf v1.7.3
 	github.com/gorilla/mux v1.8.1
+	github.com/gorilla/sessions v1.4.0
 	github.com/jackc/pgx/v5 v5.13.0
+	github.com/justinas/nosurf v1.2.0
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/prometheus/client_golang v1.25.0
 	github.com/redis/go-redis/v9 v9.23.0
@@ -28,6 +32,7 @@ require (
 	github.com/go-webauthn/x v0.3.1 // indirect
 	github.com/golang-jwt/jwt/v5 v5.3.1 // indirect
 	github.com/google/go-tpm v0.9.8 // indirect
+	github.com/gorilla/securecookie v1.1.2 // indirect
 	github.com/philhofer/fwd v1.2.0 // indirect
 	github.com/tinylib/msgp v1.6.4 // indirect
 	github.com/x448/float16 v0.8.4 // indirect

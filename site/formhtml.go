@@ -37,6 +37,9 @@ func actionForm(v *View, name string, presets ...any) (template.HTML, error) {
 		Available: d.Available, Reason: d.Reason, Confirm: a.meta.Expose == protocol.ExposeConfirm, NoTool: a.meta.PeopleOnly,
 		Fixed: map[string]string{}, Button: words.FromIdentifier(name),
 		Failed: v.FailedAction == name && v.Error != nil, FieldError: v.FieldError, Values: v.Form.Get}
+	if ff := v.page.site.opts.FormFields; ff != nil && v.Request != nil {
+		f.Hidden = ff(v.Request.Request)
+	}
 	for i := 0; i < len(presets); i += 2 {
 		k, val := fmt.Sprint(presets[i]), fmt.Sprint(presets[i+1])
 		if k == FormButtonPreset {

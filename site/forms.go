@@ -4,6 +4,7 @@ import (
 	"bytes"
 	_ "embed" // the default confirmation page
 	"html/template"
+	"maps"
 	"mime"
 	"net/http"
 	"net/url"
@@ -242,6 +243,12 @@ func (s *Site) renderConfirm(w http.ResponseWriter, c *call, e *Error) {
 	}
 	if e.basis != "" {
 		d.Fields = append(d.Fields, FormField{FormBasisField, e.basis})
+	}
+	if ff := s.opts.FormFields; ff != nil {
+		extra := ff(c.r.Request)
+		for _, k := range slices.Sorted(maps.Keys(extra)) {
+			d.Fields = append(d.Fields, FormField{k, extra[k]})
+		}
 	}
 	d.ApprovalURL = e.approvalURL
 	var buf bytes.Buffer

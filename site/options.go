@@ -105,6 +105,30 @@ type Options struct {
 	// choose its address by sending the header itself. Default: none, and
 	// the connection's address is the client's.
 	TrustedProxies []netip.Prefix
+	// Middleware, when set, is the application's middleware (sessions
+	// kept in the request's context, the user, a tenant, a request id),
+	// run for every request the site serves itself, on every door: pages,
+	// graphs, calls, forms, the index, the MCP endpoint and the approval
+	// pages. What it puts in the context is there for Auth, CallerContext,
+	// loaders, guards and actions, and an action changes the session
+	// through the application's own session manager (scs's Put and
+	// RenewToken, written by its LoadAndSave as the application writes
+	// it). A wrapped application's own requests keep their own chain and
+	// do not pass through it. Put no CSRF check here: agents' calls carry
+	// no CSRF token; see PersonMiddleware. Default: none.
+	Middleware func(http.Handler) http.Handler
+	// PersonMiddleware, when set, runs inside Middleware for the person's
+	// HTML door only: the pages the site renders and the library's form
+	// posts. Put the application's CSRF protection here (nosurf,
+	// gorilla/csrf), with its token in the library's forms (FormFields);
+	// agents' calls keep the protocol's rules (Origin for cookies, bearer
+	// exempt) and never meet it. Default: none.
+	PersonMiddleware func(http.Handler) http.Handler
+	// FormFields, when set, adds hidden fields to every form the library
+	// writes (actionForm, the confirmation page), for the request the
+	// page is rendered for, such as the application's CSRF token:
+	// func(r) map[string]string{"csrf_token": nosurf.Token(r)}.
+	FormFields func(r *http.Request) map[string]string
 	// NoFormDoor turns the HTML form door off: a form posted to a page is
 	// never run by the site, but passed to the wrapped application (which
 	// keeps its own CSRF protection on it), or refused with 415 without

@@ -163,12 +163,15 @@ func (h *handler) build() {
 	mux := http.NewServeMux()
 	catchAll := true
 	for _, p := range s.pages {
-		mux.Handle(p.pattern, &pageHandler{page: p, next: h.next})
+		ph := &pageHandler{page: p, next: h.next}
+		ph.agents = s.middleware(http.HandlerFunc(ph.serve), false)
+		ph.people = s.middleware(http.HandlerFunc(ph.serve), true)
+		mux.Handle(p.pattern, ph)
 		if strings.Count(p.pattern, "/") == 1 && strings.HasSuffix(p.pattern, "...}") {
 			catchAll = false // "/{path...}" already matches every path
 		}
 	}
-	mux.HandleFunc(protocol.WellKnownPath, s.serveIndex)
+	mux.Handle(protocol.WellKnownPath, s.middleware(http.HandlerFunc(s.serveIndex), false))
 	if s.opts.WebMCP {
 		mux.HandleFunc("GET "+WebMCPScriptPath, webmcp.Serve)
 	}
@@ -176,7 +179,7 @@ func (h *handler) build() {
 		s.opts.Logger.Error("affordances: some actions need the person's approval, and the site has no Approvals: their agents' calls will fail until approvals are mounted (package site/approval)")
 	}
 	for _, m := range s.mounts {
-		mux.Handle(m.pattern, m.h)
+		mux.Handle(m.pattern, s.middleware(m.h, false))
 	}
 	if catchAll {
 		mux.HandleFunc("/", h.unmatched)
@@ -200,10 +203,15 @@ func (h *handler) unmatched(w http.ResponseWriter, r *http.Request) {
 	h.site.opts.NotFound.ServeHTTP(w, r)
 }
 
-// pageHandler serves one page.
+// pageHandler serves one page: what is the application's goes to it as
+// it came, and what the site serves itself goes through the application's
+// middleware (Options.Middleware), and for the person's HTML door through
+// Options.PersonMiddleware too.
 type pageHandler struct {
-	page *Page
-	next http.Handler
+	page   *Page
+	next   http.Handler
+	agents http.Handler // serve, behind Middleware
+	people http.Handler // serve, behind Middleware and PersonMiddleware
 }
 
 // app reports whether the page is the wrapped application's: it has a
@@ -213,6 +221,45 @@ type pageHandler struct {
 func (ph *pageHandler) app() bool { return ph.next != nil && ph.page.opts.View == nil }
 
 func (ph *pageHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	switch {
+	case ph.forApp(r):
+		ph.serve(w, r)
+	case ph.personDoor(r):
+		ph.people.ServeHTTP(w, r)
+	default:
+		ph.agents.ServeHTTP(w, r)
+	}
+}
+
+// forApp reports whether a request of the page is the wrapped
+// application's (its HTML page, its own forms, its API, other methods):
+// it reaches the application as it came, through the application's own
+// middleware, not the site's.
+func (ph *pageHandler) forApp(r *http.Request) bool {
+	p := ph.page
+	switch r.Method {
+	case http.MethodGet, http.MethodHead:
+		return ph.next != nil && p.opts.View == nil && !negotiate.Graph(r) && !negotiate.Markdown(r)
+	case http.MethodPost:
+		return !negotiate.Call(r) && ph.app() && (p.site.opts.NoFormDoor || !p.postsLibraryForm(r)) && !negotiate.Graph(r)
+	}
+	return ph.app() && !negotiate.Graph(r)
+}
+
+// personDoor reports whether a request is the person's HTML door: a page
+// the site renders, or a form posted to it.
+func (ph *pageHandler) personDoor(r *http.Request) bool {
+	switch r.Method {
+	case http.MethodGet, http.MethodHead:
+		return ph.page.opts.View != nil && !negotiate.Graph(r) && !negotiate.Markdown(r)
+	case http.MethodPost:
+		return !negotiate.Call(r) && isForm(r)
+	}
+	return false
+}
+
+// serve answers a request of the page.
+func (ph *pageHandler) serve(w http.ResponseWriter, r *http.Request) {
 	p := ph.page
 	switch r.Method {
 	case http.MethodGet, http.MethodHead:

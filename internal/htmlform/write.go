@@ -3,6 +3,8 @@ package htmlform
 import (
 	"fmt"
 	"html"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -32,6 +34,9 @@ type Form struct {
 	NoTool bool
 	// Fixed are input values the page sets: written as hidden fields.
 	Fixed map[string]string
+	// Hidden are fields of the application's that go with every form
+	// (its CSRF token), written as hidden fields before the rest.
+	Hidden map[string]string
 	// Button is the submit button's text.
 	Button string
 	// Failed is set when the page shows the form again after its call
@@ -51,6 +56,9 @@ func (f Form) HTML() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, `<form method="post" class="affordances-action" data-action="%s"%s>`, esc(f.Action), f.toolAttrs())
 	fmt.Fprintf(&b, `<input type="hidden" name="%s" value="%s">`, ActionField, esc(f.Action))
+	for _, k := range slices.Sorted(maps.Keys(f.Hidden)) {
+		fmt.Fprintf(&b, `<input type="hidden" name="%s" value="%s">`, esc(k), esc(f.Hidden[k]))
+	}
 	var props []schema.Property
 	required := map[string]bool{}
 	if f.Input != nil {
