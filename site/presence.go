@@ -118,8 +118,14 @@ func (c *call) presenceBinding() PresenceBinding {
 	if c.input != nil {
 		in = c.input.identity()
 	}
-	return PresenceBinding{Origin: c.site.Origin(c.r.Request), Page: c.r.URL.Path, Action: c.act.meta.Name,
-		Input: canonicalInput(in), Credential: c.r.Caller.ID}
+	return c.site.formBinding(c.r, c.act.meta.Name, in)
+}
+
+// formBinding is what a proof of presence binds for a people-only action
+// of r's page: the pipeline and FormPresence build it here, alike.
+func (s *Site) formBinding(r *Request, action string, input any) PresenceBinding {
+	return PresenceBinding{Origin: s.Origin(r.Request), Page: r.URL.Path, Action: action,
+		Input: canonicalInput(input), Credential: r.Caller.ID}
 }
 
 // checkPresence is part of step 6 for a people-only action: the person's
@@ -181,6 +187,5 @@ func (s *Site) FormPresence(hr *http.Request, page string, fields url.Values) (*
 	if a == nil || !a.meta.PeopleOnly || !a.visible(req) {
 		return nil, PresenceBinding{}, newError(protocol.CodeNotFound, "this page has no such action")
 	}
-	return req, PresenceBinding{Origin: s.Origin(r), Page: req.URL.Path, Action: a.meta.Name,
-		Input: canonicalInput(d.input.identity()), Credential: req.Caller.ID}, nil
+	return req, s.formBinding(req, a.meta.Name, d.input.identity()), nil
 }

@@ -284,11 +284,8 @@ func (p *Passkeys) validate(ctx context.Context, u *user, session webauthn.Sessi
 // reason says why WebAuthn refused an answer, in words for the person.
 func reason(err error) string {
 	var pe *protocol.Error
-	if errors.As(err, &pe) {
-		switch {
-		case pe.Details != "":
-			return "the passkey's answer was refused (" + pe.Details + ")"
-		}
+	if errors.As(err, &pe) && pe.Details != "" {
+		return "the passkey's answer was refused (" + pe.Details + ")"
 	}
 	return "the passkey's answer was refused"
 }
