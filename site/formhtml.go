@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"html"
 	"html/template"
+	"maps"
+	"slices"
 
 	"github.com/affordances-go/affordances/internal/htmlform"
 	"github.com/affordances-go/affordances/internal/words"
@@ -35,7 +37,7 @@ func actionForm(v *View, name string, presets ...any) (template.HTML, error) {
 	}
 	f := htmlform.Form{Action: name, Description: a.meta.Description, Input: a.input,
 		Available: d.Available, Reason: d.Reason, Confirm: a.meta.Expose == protocol.ExposeConfirm, NoTool: a.meta.PeopleOnly,
-		Fixed: map[string]string{}, Button: words.FromIdentifier(name),
+		Fixed: map[string]string{}, Button: words.FromIdentifier(name), Presence: a.meta.PeopleOnly && v.page.site.opts.Presence != nil,
 		Failed: v.FailedAction == name && v.Error != nil, FieldError: v.FieldError, Values: v.Form.Get}
 	if ff := v.page.site.opts.FormFields; ff != nil && v.Request != nil {
 		f.Hidden = ff(v.Request.Request)
@@ -52,4 +54,26 @@ func actionForm(v *View, name string, presets ...any) (template.HTML, error) {
 		f.Message = v.Error.Message
 	}
 	return template.HTML(f.HTML()), nil
+}
+
+// actionFields is the template helper that writes the hidden fields of a
+// form written by hand: the field naming the action, the application's
+// own fields (Options.FormFields: its CSRF token), and, for a people-only
+// action of a site with a Presence, the field the presence script fills
+// (the form itself needs the data-presence attribute).
+func actionFields(v *View, name string) (template.HTML, error) {
+	if v == nil || v.page == nil {
+		return "", fmt.Errorf("actionFields: the first argument must be the page's View (.)")
+	}
+	out := string(actionField(name))
+	if ff := v.page.site.opts.FormFields; ff != nil && v.Request != nil {
+		hidden := ff(v.Request.Request)
+		for _, k := range slices.Sorted(maps.Keys(hidden)) {
+			out += `<input type="hidden" name="` + html.EscapeString(k) + `" value="` + html.EscapeString(hidden[k]) + `">`
+		}
+	}
+	if a := v.page.byName[name]; a != nil && a.meta.PeopleOnly && v.page.site.opts.Presence != nil {
+		out += `<input type="hidden" name="` + FormPresenceField + `" value="">`
+	}
+	return template.HTML(out), nil
 }

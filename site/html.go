@@ -125,11 +125,17 @@ const LinkTag template.HTML = `<link rel="affordances" href="?affordances=1">`
 //	    as $.
 //	  - actionField NAME writes the hidden field that names the action, for
 //	    forms written by hand.
+//	  - actionFields VIEW NAME writes every hidden field a form written by
+//	    hand needs: the action's, the application's own (Options.FormFields,
+//	    such as a CSRF token), and the proof of presence of a people-only
+//	    action when the site has a Presence (the form element also needs
+//	    the data-presence attribute).
 func Funcs() template.FuncMap {
 	return template.FuncMap{
 		"affordancesLink": func() template.HTML { return LinkTag },
 		"actionForm":      actionForm,
 		"actionField":     actionField,
+		"actionFields":    actionFields,
 	}
 }
 
@@ -186,6 +192,15 @@ func (s *Site) renderPage(w http.ResponseWriter, r *Request, p *Page, v *View, s
 	}
 	advertiseGraph(w.Header())
 	p.setCaching(w.Header(), r, status)
+	if r.header != nil {
+		// What the page's loaders set for the person (a cookie that
+		// carries a one-time notice, cleared as it is shown) goes with
+		// the page, which no shared cache may then keep.
+		r.flushHeader(w.Header())
+		if w.Header().Get("Set-Cookie") != "" {
+			w.Header().Set("Cache-Control", "private, no-store")
+		}
+	}
 	body := buf.Bytes()
 	if s.opts.WebMCP {
 		body = webmcp.Inject(body, v.toolActions())

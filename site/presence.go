@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
+	"github.com/affordances-go/affordances/internal/htmlform"
 	"net/http"
 	"net/url"
 	"time"
@@ -47,7 +48,7 @@ const PresenceScriptPath = "/_affordances/presence.js"
 // FormPresenceField is the form field that carries the proof of presence
 // (a [Presence]'s), which the library's script fills in before the form
 // is posted.
-const FormPresenceField = "_presence"
+const FormPresenceField = htmlform.PresenceField
 
 // PresenceBinding is what a proof of presence binds: everything that
 // will run, as strong customer authentication binds a payment's amount

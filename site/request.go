@@ -168,7 +168,9 @@ type Request struct {
 
 // SetCookie adds a Set-Cookie header to the response. An action's cookies
 // are sent only when the action succeeds, so a failed call leaves the
-// client's cookies as they were. Over HTTPS ([Site.Secure]) the cookie is
+// client's cookies as they were. A page's loaders may set cookies too:
+// they go with the page's HTML (never shared-cached then), not with a
+// graph. Over HTTPS ([Site.Secure]) the cookie is
 // made Secure, whatever the action set.
 func (r *Request) SetCookie(c *http.Cookie) {
 	if r.secure && !c.Secure {

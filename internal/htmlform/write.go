@@ -15,6 +15,9 @@ import (
 // ActionField is the hidden field that names the action a form runs.
 const ActionField = "_action"
 
+// PresenceField is the field that carries a proof of presence.
+const PresenceField = "_presence"
+
 // Form is what is written of one action's form.
 type Form struct {
 	// Action is the action's name; Description its description ("" for
@@ -37,6 +40,10 @@ type Form struct {
 	// Hidden are fields of the application's that go with every form
 	// (its CSRF token), written as hidden fields before the rest.
 	Hidden map[string]string
+	// Presence marks a form the person proves their presence on (a
+	// people-only action of a site with a Presence): the form carries
+	// data-presence and the empty field the page's script fills.
+	Presence bool
 	// Button is the submit button's text.
 	Button string
 	// Failed is set when the page shows the form again after its call
@@ -54,8 +61,15 @@ type Form struct {
 func (f Form) HTML() string {
 	esc := html.EscapeString
 	var b strings.Builder
-	fmt.Fprintf(&b, `<form method="post" class="affordances-action" data-action="%s"%s>`, esc(f.Action), f.toolAttrs())
+	presence := ""
+	if f.Presence {
+		presence = " data-presence"
+	}
+	fmt.Fprintf(&b, `<form method="post" class="affordances-action" data-action="%s"%s%s>`, esc(f.Action), f.toolAttrs(), presence)
 	fmt.Fprintf(&b, `<input type="hidden" name="%s" value="%s">`, ActionField, esc(f.Action))
+	if f.Presence {
+		fmt.Fprintf(&b, `<input type="hidden" name="%s" value="">`, PresenceField)
+	}
 	for _, k := range slices.Sorted(maps.Keys(f.Hidden)) {
 		fmt.Fprintf(&b, `<input type="hidden" name="%s" value="%s">`, esc(k), esc(f.Hidden[k]))
 	}
