@@ -16,7 +16,7 @@ func Catalogue() []Check {
 		{"headers.graph-cache-control", "graphs carry Cache-Control: private, no-store", Must, checkGraphCacheControl},
 		{"headers.html-vary", "the HTML of a page with a graph carries Vary: Accept", Should, checkHTMLVary},
 		{"discovery.link-header", `the HTML of a page with a graph has Link: <?affordances=1>; rel="affordances"`, Should, checkLinkHeader},
-		{"headers.html-404-vary", "the HTML answer for a path without a page carries Vary: Accept", Should, checkNotFoundHTMLVary},
+		{"headers.not-found-uncached", "an agent's not_found for a path without a page is never stored for others (no-store, or Vary: Accept)", Should, checkNotFoundUncached},
 		{"discovery.link-element", `the HTML of a page with a graph has <link rel="affordances" href="?affordances=1">`, Should, checkLinkElement},
 		{"errors.not-found", "a path without a graph answers an agent 404 with a not_found delta", Must, checkNotFound},
 		{"index.served", "/.well-known/affordances.json is a valid site index of a supported version", Must, checkIndex},

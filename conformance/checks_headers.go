@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
+
+	"github.com/affordances-go/affordances/protocol"
 )
 
 func checkGraphHeader(name, token string) func(context.Context, *Env) Outcome {
@@ -122,9 +124,12 @@ func checkLinkElement(ctx context.Context, e *Env) Outcome {
 	})
 }
 
-// checkNotFoundHTMLVary asks a browser's question of a path with no page:
-// the HTML 404 must vary on Accept, since an agent gets a delta there.
-func checkNotFoundHTMLVary(ctx context.Context, e *Env) Outcome {
+// checkNotFoundUncached asks of a path with no page, as a browser and as
+// an agent: the browser gets no Affordances document, and the agent's
+// not_found is never stored for others, so that a shared cache cannot
+// hand it to a browser. The browser's answer (a static file, a 404) then
+// needs no Vary, and caches keep one copy of it.
+func checkNotFoundUncached(ctx context.Context, e *Env) Outcome {
 	target := e.abs("/afford-check-no-such-page-7f3a/")
 	res, err := e.do(ctx, http.MethodGet, target, nil, "Accept", "text/html")
 	if err != nil {
@@ -133,8 +138,15 @@ func checkNotFoundHTMLVary(ctx context.Context, e *Env) Outcome {
 	if res.mediaType() {
 		return fail("%s: a browser got an Affordances document", target)
 	}
-	if !headerHas(res.header, "Vary", "Accept") {
-		return fail("%s: %d with Vary %q", target, res.status, res.header.Get("Vary"))
+	res, err = e.do(ctx, http.MethodGet, target, nil, "Accept", protocol.MediaType)
+	if err != nil {
+		return fail("%v", err)
 	}
-	return pass("%d with Vary: Accept", res.status)
+	if !res.mediaType() || res.status != http.StatusNotFound {
+		return fail("%s: an agent got %d %q, want a not_found delta", target, res.status, res.header.Get("Content-Type"))
+	}
+	if cc := res.header.Get("Cache-Control"); !strings.Contains(cc, "no-store") && !headerHas(res.header, "Vary", "Accept") {
+		return fail("%s: the agent's not_found has Cache-Control %q and no Vary: Accept: a shared cache could give it to browsers", target, cc)
+	}
+	return pass("the agent's not_found is %q", res.header.Get("Cache-Control"))
 }

@@ -85,13 +85,35 @@ func TestRateLimited_FromAHandler(t *testing.T) {
 	}
 }
 
-// A browser's 404 for a path without a page varies on Accept: an agent
-// gets a delta at the same URL.
-func TestNotFound_HTMLVariesOnAccept(t *testing.T) {
-	f := newFixture(t)
-	w := f.c.Get("/nowhere")
-	if w.Code != 404 || w.Header().Get("Vary") != "Accept" {
-		t.Errorf("%d Vary %q", w.Code, w.Header().Get("Vary"))
+// Vary: Accept only where the site negotiates. On a path no page
+// matches, what a browser gets (the application's static file, its 404,
+// the site's 404) is the same whatever the Accept, so it carries no Vary:
+// a shared cache keeps one copy. The agent's not_found there is never
+// stored (private, no-store), so no cache can hand it to a browser.
+func TestVary_OnlyWhereTheSiteNegotiates(t *testing.T) {
+	s := site.New(site.Options{})
+	s.Page("/books", site.PageOptions{Description: "books"})
+	app := http.NewServeMux()
+	app.HandleFunc("GET /static/app.css", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/css")
+		w.Write([]byte("body{}"))
+	})
+	app.HandleFunc("GET /books", func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("<p>books</p>")) })
+	c := sitetest.New(t, s.Wrap(app))
+	for _, path := range []string{"/static/app.css", "/nowhere"} {
+		if w := c.Get(path); w.Header().Get("Vary") != "" {
+			t.Errorf("%s (%d) for a browser: Vary %q, want none", path, w.Code, w.Header().Get("Vary"))
+		}
+		w := c.Get(path, sitetest.Header("Accept", protocol.MediaType))
+		if w.Code != 404 || w.Header().Get("Cache-Control") != "private, no-store" {
+			t.Errorf("%s for an agent: %d, Cache-Control %q", path, w.Code, w.Header().Get("Cache-Control"))
+		}
+	}
+	if w := sitetest.New(t, site.New(site.Options{})).Get("/nowhere"); w.Code != 404 || w.Header().Get("Vary") != "" {
+		t.Errorf("the site's own 404: %d Vary %q", w.Code, w.Header().Get("Vary"))
+	}
+	if w := c.Get("/books"); w.Header().Get("Vary") != "Accept" {
+		t.Errorf("a page with a graph: Vary %q, want Accept", w.Header().Get("Vary"))
 	}
 }
 

@@ -188,14 +188,14 @@ func (h *handler) build() {
 }
 
 // unmatched answers a path no page matches: a not_found delta to agents,
-// the application (or the site's 404) to everyone else, with Vary: Accept
-// since the two differ at the same URL.
+// the application (or the site's 404) to everyone else, as it is. It
+// adds no Vary: the agent's delta is never stored (private, no-store), so
+// a shared cache can keep one copy of a static file or a 404 for all.
 func (h *handler) unmatched(w http.ResponseWriter, r *http.Request) {
 	if negotiate.Graph(r) || (r.Method == http.MethodPost && negotiate.Call(r)) {
 		writeFailure(w, r, newError(protocol.CodeNotFound, "no Affordances graph at this path"))
 		return
 	}
-	w.Header().Add("Vary", "Accept")
 	if h.next != nil {
 		h.next.ServeHTTP(w, r)
 		return

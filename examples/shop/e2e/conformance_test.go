@@ -285,9 +285,10 @@ func TestBrokenServers_AreFlaggedByExactlyTheirCheck(t *testing.T) {
 				return body
 			})
 		}},
-		{"headers.html-404-vary", func(next http.Handler) http.Handler {
+		{"headers.not-found-uncached", func(next http.Handler) http.Handler {
 			return rewrite(next, func(r *http.Request, h http.Header, body []byte) []byte {
-				if strings.HasPrefix(h.Get("Content-Type"), "text/html") && strings.HasPrefix(r.URL.Path, "/afford-check-no-such-page") {
+				if h.Get("Content-Type") == protocol.MediaType && strings.HasPrefix(r.URL.Path, "/afford-check-no-such-page") {
+					h.Set("Cache-Control", "public, max-age=600")
 					h.Del("Vary")
 				}
 				return body
