@@ -332,14 +332,16 @@ func (a *SnapshotAgent) Call(ctx context.Context, page, action string, input any
 			err = a.click(ctx, "button", "Create token")
 		}
 	case "revokeToken":
-		var ts []struct {
-			ID    int64  `json:"id"`
-			Label string `json:"label"`
+		var ts struct {
+			Tokens []struct {
+				ID    int64  `json:"id"`
+				Label string `json:"label"`
+			} `json:"tokens"`
 		}
 		if err := Entity(g, "tokens", &ts); err != nil {
 			return nil, err
 		}
-		for _, t := range ts {
+		for _, t := range ts.Tokens {
 			if float64(t.ID) == in["id"] {
 				err = a.click(ctx, "button", "Revoke "+t.Label)
 			}

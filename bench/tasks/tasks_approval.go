@@ -92,14 +92,16 @@ var approvals = []Task{
 			if err != nil {
 				return "", err
 			}
-			var ts []struct {
-				ID    int64  `json:"id"`
-				Label string `json:"label"`
+			var ts struct {
+				Tokens []struct {
+					ID    int64  `json:"id"`
+					Label string `json:"label"`
+				} `json:"tokens"`
 			}
 			if err := Entity(g, "tokens", &ts); err != nil {
 				return "", err
 			}
-			for _, t := range ts {
+			for _, t := range ts.Tokens {
 				if t.Label == "old-agent" {
 					_, err := s.Call(ctx, page, "revokeToken", map[string]any{"id": t.ID})
 					return "Revoked.", err

@@ -24,7 +24,7 @@ func TestGrant_AnAgentBuysWithinIt(t *testing.T) {
 		t.Fatalf("signIn: %d %s %s", code, out, errs)
 	}
 	code, out, errs := afford(t, nil, "call", "--cookie-jar", jar, "--json", s.URL+"/account", "createToken",
-		"label=shopping agent", "actions=addToCart,placeOrder", "orderLimit=50", "dayLimit=50")
+		"label=shopping agent", "actions=addToCart,placeOrder", "perCall=50", "perDay=50")
 	if code == 0 || !strings.Contains(out+errs, "only a person") || regexp.MustCompile(`afk_`).MatchString(out) {
 		t.Fatalf("an agent on the person's cookie made a token: %d %s %s", code, out, errs)
 	}

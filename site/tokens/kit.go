@@ -165,24 +165,16 @@ func (k *Kit) Caller(r *http.Request) (c site.Caller, ok bool, err error) {
 		return site.Caller{}, false, nil
 	}
 	ctx := r.Context()
-	t, err := k.Lookup(ctx, secret)
+	agent := site.VerifiedAgent(ctx)
+	if agent == "" {
+		agent = r.UserAgent()
+	}
+	t, err := k.Authenticate(ctx, secret, agent)
 	if errors.Is(err, ErrNotFound) {
 		return site.Caller{}, true, site.ErrBadToken
 	}
 	if err != nil {
 		return site.Caller{}, true, err
-	}
-	agent := site.VerifiedAgent(ctx)
-	if agent == "" {
-		agent = r.UserAgent()
-	}
-	agent = clip(agent, 200)
-	if now := k.opts.Now(); now.Sub(t.LastUsed) >= usedEvery || agent != t.LastAgent {
-		if err := k.store.Used(ctx, t.ID, agent, now); err != nil {
-			k.opts.Logger.WarnContext(ctx, "tokens: recording a token's use", "token", t.ID, "err", err)
-		} else {
-			t.LastUsed, t.LastAgent = now, agent
-		}
 	}
 	return site.Caller{
 		ID:       fmt.Sprintf("tok:%d", t.ID),
@@ -193,6 +185,26 @@ func (k *Kit) Caller(r *http.Request) (c site.Caller, ok bool, err error) {
 		Scopes:   t.Grant.Actions,
 		Label:    "the agent with your token " + site.Quote(t.Label),
 	}, true, nil
+}
+
+// Authenticate returns the live token of a secret, as [Kit.Lookup] does,
+// and records its use by agent (once a minute at most, or when the agent
+// changes): what [Kit.Caller] does for a request, for a door of the
+// application's own.
+func (k *Kit) Authenticate(ctx context.Context, secret, agent string) (Token, error) {
+	t, err := k.Lookup(ctx, secret)
+	if err != nil {
+		return Token{}, err
+	}
+	agent = clip(agent, 200)
+	if now := k.opts.Now(); now.Sub(t.LastUsed) >= usedEvery || agent != t.LastAgent {
+		if err := k.store.Used(ctx, t.ID, agent, now); err != nil {
+			k.opts.Logger.WarnContext(ctx, "tokens: recording a token's use", "token", t.ID, "err", err)
+		} else {
+			t.LastUsed, t.LastAgent = now, agent
+		}
+	}
+	return t, nil
 }
 
 // FromCaller returns the token a [Kit.Caller] put in c.User, if it is

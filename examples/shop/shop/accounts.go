@@ -13,6 +13,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/affordances-go/affordances/site/tokens"
 	"strconv"
 	"strings"
 	"time"
@@ -247,7 +248,7 @@ func (s *Store) PopFlash(ctx context.Context, plain string) (string, error) {
 }
 
 // Token is an API token as its owner sees it; the secret itself is shown
-// only once, when it is created.
+// only once, when it is created. The token kit keeps it (tokens.go).
 type Token struct {
 	ID        int64     `json:"id"`
 	Label     string    `json:"label"`
@@ -261,28 +262,16 @@ type Token struct {
 	LastAgent string    `json:"lastAgent,omitempty"`
 }
 
-// tokenColumns are the columns scanToken reads.
-const tokenColumns = `t.id, t.label, t.created_at, t.scopes, t.expires_at, t.order_limit, t.day_limit, t.last_used_at, t.last_agent`
+// tokenOf is the kit's token in the store's words.
+func tokenOf(t tokens.Token) Token {
+	return Token{ID: t.ID, Label: t.Label, CreatedAt: t.Created.UTC(), Grant: grantOf(t.Grant), LastUsed: utc(t.LastUsed), LastAgent: t.LastAgent}
+}
 
-// scanToken reads a token's columns.
-func scanToken(scan func(...any) error, more ...any) (Token, error) {
-	var t Token
-	var created int64
-	var scopes sql.NullString
-	var expires, used sql.NullInt64
-	err := scan(append([]any{&t.ID, &t.Label, &created, &scopes, &expires, &t.Grant.OrderLimit, &t.Grant.DayLimit, &used, &t.LastAgent}, more...)...)
-	if err != nil {
-		return t, err
+func utc(t time.Time) time.Time {
+	if t.IsZero() {
+		return t
 	}
-	t.CreatedAt = time.Unix(created, 0).UTC()
-	t.Grant.Actions = scopesOf(scopes)
-	if expires.Valid {
-		t.Grant.Expires = time.Unix(expires.Int64, 0).UTC()
-	}
-	if used.Valid {
-		t.LastUsed = time.Unix(used.Int64, 0).UTC()
-	}
-	return t, nil
+	return t.UTC()
 }
 
 // CreateToken issues a bearer token for the user and returns it; only its
@@ -299,96 +288,84 @@ const StartTokenLabel = "printed at start"
 // revokes the ones earlier starts printed, in one transaction: the
 // account keeps one such token, not one more per start.
 func (s *Store) NewStartToken(ctx context.Context, userID int64) (string, error) {
-	plain, hash := secret("afk_")
+	secret, hash := tokens.NewSecret(tokens.DefaultPrefix)
 	now := s.now()
+	acct := tokenAccount(userID)
 	err := s.tx(ctx, func(tx *Tx) error {
-		if _, err := tx.ExecContext(ctx, `UPDATE tokens SET revoked_at = ? WHERE user_id = ? AND revoked_at IS NULL AND label LIKE ?`,
-			now.Unix(), userID, StartTokenLabel+"%"); err != nil {
+		ts := s.toks.Tx(tx.tx)
+		old, err := ts.List(ctx, acct)
+		if err != nil {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO tokens (user_id, hash, label, created_at) VALUES (?, ?, ?, ?)`,
-			userID, hash, StartTokenLabel+" "+now.UTC().Format("2006-01-02 15:04"), now.Unix())
+		for _, t := range old {
+			if strings.HasPrefix(t.Label, StartTokenLabel) {
+				if err := ts.Revoke(ctx, acct, t.ID, now); err != nil {
+					return err
+				}
+			}
+		}
+		_, err = ts.Create(ctx, acct, StartTokenLabel+" "+now.UTC().Format("2006-01-02 15:04"), hash, tokens.Grant{}, now)
 		return err
 	})
 	if err != nil {
 		return "", fmt.Errorf("creating the start token: %w", err)
 	}
-	return plain, nil
+	return secret, nil
 }
 
 // TokenUser returns the user and the token of a live bearer token: not
 // revoked, not expired. agent names who calls (the verified agent, else
-// the User-Agent), recorded with the token's last use (at most once a
-// minute, or when the agent changes).
+// the User-Agent), recorded with the token's last use (by the kit: at
+// most once a minute, or when the agent changes).
 func (s *Store) TokenUser(ctx context.Context, plain, agent string) (*User, Token, error) {
-	var u User
-	t, err := scanToken(s.db.QueryRowContext(ctx, `SELECT `+tokenColumns+`, u.id, u.email, u.name FROM tokens t JOIN users u ON u.id = t.user_id
-		WHERE t.hash = ? AND t.revoked_at IS NULL`, hashSecret(plain)).Scan, &u.ID, &u.Email, &u.Name)
-	if errors.Is(err, sql.ErrNoRows) {
+	t, err := s.kit.Authenticate(ctx, plain, agent)
+	if errors.Is(err, tokens.ErrNotFound) {
 		return nil, Token{}, ErrNotFound
 	}
 	if err != nil {
-		return nil, Token{}, fmt.Errorf("reading token: %w", err)
+		return nil, Token{}, err
 	}
-	now := s.now()
-	if !t.Grant.Expires.IsZero() && !now.Before(t.Grant.Expires) {
-		return nil, Token{}, ErrNotFound
+	u, err := s.UserByID(ctx, userOfAccount(t.Account))
+	if err != nil {
+		return nil, Token{}, err
 	}
-	if r := []rune(agent); len(r) > 80 {
-		agent = string(r[:80])
-	}
-	if now.Sub(t.LastUsed) >= time.Minute || t.LastAgent != agent {
-		if _, err := s.db.ExecContext(ctx, `UPDATE tokens SET last_used_at = ?, last_agent = ? WHERE id = ?`, now.Unix(), agent, t.ID); err != nil {
-			return nil, Token{}, fmt.Errorf("recording the token's use: %w", err)
-		}
-		t.LastUsed, t.LastAgent = now.UTC(), agent
-	}
-	return &u, t, nil
+	return u, tokenOf(t), nil
 }
 
 // TokenOwner returns the user of a live token (not revoked, not
 // expired), without recording a use: for the command that prints the
 // demo account's token again.
 func (s *Store) TokenOwner(ctx context.Context, plain string) (int64, error) {
-	var id int64
-	var expires sql.NullInt64
-	err := s.db.QueryRowContext(ctx, `SELECT user_id, expires_at FROM tokens WHERE hash = ? AND revoked_at IS NULL`, hashSecret(plain)).Scan(&id, &expires)
-	if errors.Is(err, sql.ErrNoRows) || (expires.Valid && expires.Int64 <= s.now().Unix()) {
+	t, err := s.kit.Lookup(ctx, plain)
+	if errors.Is(err, tokens.ErrNotFound) {
 		return 0, ErrNotFound
 	}
-	return id, err
+	if err != nil {
+		return 0, err
+	}
+	return userOfAccount(t.Account), nil
 }
 
 // Tokens lists the user's live tokens, with their grants and last use.
 func (s *Store) Tokens(ctx context.Context, userID int64) ([]Token, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT `+tokenColumns+` FROM tokens t WHERE t.user_id = ? AND t.revoked_at IS NULL ORDER BY t.id`, userID)
+	ts, err := s.toks.List(ctx, tokenAccount(userID))
 	if err != nil {
-		return nil, fmt.Errorf("listing tokens: %w", err)
+		return nil, err
 	}
-	defer rows.Close()
-	out := []Token{}
-	for rows.Next() {
-		t, err := scanToken(rows.Scan)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, t)
+	out := make([]Token, len(ts))
+	for i, t := range ts {
+		out[i] = tokenOf(t)
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // RevokeToken revokes one of the user's tokens.
 func (s *Store) RevokeToken(ctx context.Context, userID, id int64) error {
-	return s.tx(ctx, func(tx *Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE tokens SET revoked_at = ? WHERE id = ? AND user_id = ? AND revoked_at IS NULL`, s.now().Unix(), id, userID)
-		if err != nil {
-			return err
-		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return ErrNotFound
-		}
-		return nil
-	})
+	err := s.kit.Revoke(ctx, tokenAccount(userID), id)
+	if errors.Is(err, tokens.ErrNotFound) {
+		return ErrNotFound
+	}
+	return err
 }
 
 // UserByEmail returns the id of the account with the email.

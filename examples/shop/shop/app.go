@@ -295,10 +295,6 @@ func page(name string) *template.Template {
 
 var funcs = template.FuncMap{
 	"money": func(m Money) string { return m.String() },
-	// grantActions are the actions a token can be granted (grants.go).
-	"grantActions": func() []string { return grantActions },
-	// actionWords says what a grantable action does, in words.
-	"actionWords": inWords,
 	// capital starts a phrase with a capital letter.
 	"capital": func(s string) string {
 		if s == "" {

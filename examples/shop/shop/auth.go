@@ -2,6 +2,7 @@ package shop
 
 import (
 	"errors"
+	"github.com/affordances-go/affordances/site/tokens"
 	"net/http"
 
 	"github.com/affordances-go/affordances/protocol"
@@ -47,21 +48,21 @@ func shopperOf(r *site.Request) *shopper {
 // stored hashes: opaque, stable and not personal data.
 func (a *App) authenticate(r *http.Request) (site.Caller, error) {
 	ctx := r.Context()
-	if tok, ok := site.BearerToken(r); ok {
-		agent := site.VerifiedAgent(ctx) // the verified agent, else what the request says it is
-		if agent == "" {
-			agent = r.UserAgent()
+	if c, ok, err := a.store.kit.Caller(r); ok {
+		if err != nil {
+			return site.Caller{}, err
 		}
-		u, t, err := a.store.TokenUser(ctx, tok, agent)
+		t, _ := tokens.FromCaller(c)
+		u, err := a.store.UserByID(ctx, userOfAccount(t.Account))
 		if errors.Is(err, ErrNotFound) {
-			return site.Caller{}, site.ErrBadToken
+			return site.Caller{}, site.ErrBadToken // the account is gone
 		}
 		if err != nil {
 			return site.Caller{}, err
 		}
-		return site.Caller{ID: "tok:" + itoa(t.ID), Account: "user:" + itoa(u.ID), Mode: protocol.AuthBearer, SignedIn: true,
-			User: &shopper{User: u, Token: &t}, Scopes: t.Grant.Actions,
-			Label: "the agent with your token “" + t.Label + "”"}, nil
+		tok := tokenOf(*t)
+		c.User = &shopper{User: u, Token: &tok}
+		return c, nil
 	}
 	sh := &shopper{}
 	cookie := false

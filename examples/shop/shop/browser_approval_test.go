@@ -92,7 +92,7 @@ func TestBrowser_TheApprovalPage(t *testing.T) {
 		t.Fatalf("after signing in: %q (not back on the approval page)", h)
 	}
 	page, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("main")))
-	for _, want := range []string{"Heavyweight Tee (Black, M)", "Asked by the agent with your token “laptop”", "expires in",
+	for _, want := range []string{"Heavyweight Tee (Black, M)", `Asked by the agent with your token "laptop"`, "expires in",
 		"Save this address for next orders", "becomes your saved address", "an address other than your saved one", "Deliver to › City"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the approval page lacks %q:\n%s", want, page)

@@ -157,8 +157,8 @@ func TestBrowser_PresenceKeepsAnAgentInTheBrowserOut(t *testing.T) {
 	// and posts a token form past the script.
 	err = chromedp.Do(ctx, chromedp.Navigate(base+"/account"), chromedp.WaitVisible(chromedp.CSS("#createToken-label")),
 		chromedp.SetValue(chromedp.CSS("#createToken-label"), "printed at start"),
-		chromedp.SetValue(chromedp.CSS("#createToken-orderLimit"), "1000"),
-		chromedp.SetValue(chromedp.CSS("#createToken-dayLimit"), "5000"),
+		chromedp.SetValue(chromedp.CSS("#createToken-perCall"), "1000"),
+		chromedp.SetValue(chromedp.CSS("#createToken-perDay"), "5000"),
 		chromedp.Click(chromedp.CSS(`form[data-action="createToken"] button[type=submit]`)))
 	if err != nil {
 		t.Fatal(err)
@@ -170,7 +170,7 @@ func TestBrowser_PresenceKeepsAnAgentInTheBrowserOut(t *testing.T) {
 	// WebMCP tool's call), and reads the tools the page offers.
 	answers, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(async function(){
 		var h={"Content-Type":"application/vnd.affordances+json","Accept":"application/vnd.affordances+json"};
-		var a=await fetch("/account",{method:"POST",headers:h,body:JSON.stringify({action:"createToken",input:{label:"x",orderLimit:1000,dayLimit:5000}})});
+		var a=await fetch("/account",{method:"POST",headers:h,body:JSON.stringify({action:"createToken",input:{label:"x",perCall:1000,perDay:5000}})});
 		var b=await fetch("/account",{method:"POST",headers:h,body:JSON.stringify({action:"revokeToken",confirm:true,input:{id:1}})});
 		var tools=(document.getElementById("affordances-webmcp")||{}).textContent||"";
 		return a.status+" "+b.status+" "+tools;

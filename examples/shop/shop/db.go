@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"github.com/affordances-go/affordances/site/tokens"
 	"strings"
 	"time"
 
@@ -64,6 +65,10 @@ func OpenWith(ctx context.Context, path string, o OpenOptions) (*DB, error) {
 		db.Close()
 		return nil, fmt.Errorf("updating the schema in %s: %w", path, err)
 	}
+	if err := migrateTokens(ctx, db, tokens.SQLite); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("updating the schema in %s: %w", path, err)
+	}
 	return &DB{DB: db}, nil
 }
 
@@ -87,6 +92,10 @@ func openPostgres(ctx context.Context, url string, o OpenOptions) (*DB, error) {
 		return nil, fmt.Errorf("creating the schema in PostgreSQL: %w", err)
 	}
 	if err := addColumns(ctx, db); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("updating the schema in PostgreSQL: %w", err)
+	}
+	if err := migrateTokens(ctx, db, tokens.PostgreSQL); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("updating the schema in PostgreSQL: %w", err)
 	}
@@ -115,8 +124,8 @@ var addedColumns = []struct{ table, column, decl, fill string }{
 	// What the approval page shows besides the summary: the whole input,
 	// the verified agent, why the person is asked (JSON).
 	{"approvals", "details", "TEXT NOT NULL DEFAULT ''", ""},
-	// A token's grant (grants.go): its actions (NULL: every one), its end,
-	// its standing approval of orders, and its last use.
+	// A token's grant, in the table of a store made before the token kit
+	// (tokens.go moves it there).
 	{"tokens", "scopes", "TEXT", ""},
 	{"tokens", "expires_at", "BIGINT", ""},
 	{"tokens", "order_limit", "BIGINT NOT NULL DEFAULT 0", ""},
@@ -136,6 +145,9 @@ var addedColumns = []struct{ table, column, decl, fill string }{
 // ALTER TABLE.
 func addColumns(ctx context.Context, db *sql.DB) error {
 	for _, c := range addedColumns {
+		if !tableExists(ctx, db, c.table) {
+			continue // a table of an older release, gone (tokens.go)
+		}
 		if rows, err := db.QueryContext(ctx, `SELECT `+c.column+` FROM `+c.table+` WHERE 1 = 0`); err == nil {
 			rows.Close()
 			continue
@@ -225,14 +237,6 @@ CREATE TABLE IF NOT EXISTS devices (
 	hash       TEXT PRIMARY KEY,
 	user_id    INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
 	created_at INTEGER NOT NULL
-);
-CREATE TABLE IF NOT EXISTS tokens (
-	id         INTEGER PRIMARY KEY,
-	user_id    INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
-	hash       TEXT NOT NULL UNIQUE,
-	label      TEXT NOT NULL,
-	created_at INTEGER NOT NULL,
-	revoked_at INTEGER
 );
 CREATE TABLE IF NOT EXISTS carts (
 	id         INTEGER PRIMARY KEY,

@@ -13,7 +13,7 @@ var digestQueries = []string{
 	`SELECT sku, stock FROM skus ORDER BY sku`,
 	`SELECT id, email, name, password_hash FROM users ORDER BY id`,
 	`SELECT id_hash, user_id, expires_at FROM sessions ORDER BY id_hash`,
-	`SELECT id, user_id, hash, label, coalesce(revoked_at, 0) FROM tokens ORDER BY id`,
+	`SELECT id, account, hash, label, coalesce(revoked_at, 0) FROM afford_tokens ORDER BY id`,
 	`SELECT id, coalesce(user_id, 0), coalesce(guest_hash, '') FROM carts ORDER BY id`,
 	`SELECT cart_id, sku, qty FROM cart_items ORDER BY cart_id, sku`,
 	`SELECT * FROM orders ORDER BY id`,

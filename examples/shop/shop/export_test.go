@@ -9,7 +9,7 @@ import (
 // their traces, as text, for tests that look for a secret in clear.
 func (s *Store) DumpText(ctx context.Context) (string, error) {
 	var b strings.Builder
-	for _, q := range []string{`SELECT * FROM sessions`, `SELECT * FROM tokens`, `SELECT * FROM approvals`, `SELECT * FROM devices`, `SELECT * FROM users`} {
+	for _, q := range []string{`SELECT * FROM sessions`, `SELECT * FROM afford_tokens`, `SELECT * FROM approvals`, `SELECT * FROM devices`, `SELECT * FROM users`} {
 		if err := digestRows(ctx, s.db, q, &b); err != nil {
 			return "", err
 		}

@@ -4,7 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"strings"
+	"github.com/affordances-go/affordances/site/tokens"
 	"time"
 
 	"github.com/affordances-go/affordances/site"
@@ -32,61 +32,48 @@ type Grant struct {
 // Standing reports whether the grant approves orders in advance.
 func (g Grant) Standing() bool { return g.OrderLimit > 0 }
 
-// grantActions are the actions a token can be granted, as the account
-// page offers them.
-var grantActions = []string{"addToCart", "setQuantity", "removeFromCart", "placeOrder", "cancelOrder"}
-
-// actionWords says what each action a token can be granted does, as a
-// shopper reads it on the account page.
-var actionWords = map[string]string{
-	"addToCart":      "put things in your cart",
-	"setQuantity":    "change quantities in your cart",
-	"removeFromCart": "take things out of your cart",
-	"placeOrder":     "place orders",
-	"cancelOrder":    "cancel orders",
+// tokenChoices are the actions a token can be granted, with what each
+// does in a shopper's words, as the account page offers them.
+var tokenChoices = []tokens.Choice{
+	{Action: "addToCart", Words: "put things in your cart"},
+	{Action: "setQuantity", Words: "change quantities in your cart"},
+	{Action: "removeFromCart", Words: "take things out of your cart"},
+	{Action: "placeOrder", Words: "place orders"},
+	{Action: "cancelOrder", Words: "cancel orders"},
 }
 
-// inWords is an action a token can be granted, in a shopper's words.
-func inWords(action string) string {
-	if w, ok := actionWords[action]; ok {
-		return w
+// grantActions are the names of tokenChoices.
+var grantActions = func() []string {
+	names := make([]string, len(tokenChoices))
+	for i, c := range tokenChoices {
+		names[i] = c.Action
 	}
-	return action
+	return names
+}()
+
+// standingOffer is the standing approval the account page offers: orders
+// to the saved address, up to 1,000 EUR each and 5,000 EUR a day.
+var standingOffer = &tokens.StandingOffer{Action: "placeOrder", Unit: "EUR", Scale: 100, MaxPerCall: 1000, MaxPerDay: 5000}
+
+// grantOf is the kit's grant in the store's words: the standing
+// approval is of orders, in cents.
+func grantOf(g tokens.Grant) Grant {
+	return Grant{Actions: g.Actions, Expires: utc(g.Expires), OrderLimit: g.Standing.PerCall, DayLimit: g.Standing.PerDay}
 }
 
-// scopesColumn writes a grant's actions for the tokens table: NULL for
-// every action.
-func scopesColumn(actions []string) any {
-	if actions == nil {
-		return nil
-	}
-	return strings.Join(actions, ",")
-}
-
-func scopesOf(col sql.NullString) []string {
-	if !col.Valid {
-		return nil
-	}
-	if col.String == "" {
-		return []string{}
-	}
-	return strings.Split(col.String, ",")
+// kitGrant is the grant as the token kit keeps it.
+func (g Grant) kitGrant() tokens.Grant {
+	return tokens.Grant{Actions: g.Actions, Expires: g.Expires, Standing: tokens.Standing{PerCall: g.OrderLimit, PerDay: g.DayLimit}}
 }
 
 // CreateGrantedToken issues a token with a grant and returns it; only
 // its hash is stored.
 func (s *Store) CreateGrantedToken(ctx context.Context, userID int64, label string, g Grant) (string, error) {
-	plain, hash := secret("afk_")
-	var expires any
-	if !g.Expires.IsZero() {
-		expires = g.Expires.Unix()
-	}
-	err := s.exec(ctx, `INSERT INTO tokens (user_id, hash, label, created_at, scopes, expires_at, order_limit, day_limit)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, userID, hash, label, s.now().Unix(), scopesColumn(g.Actions), expires, g.OrderLimit, g.DayLimit)
+	secret, _, err := s.kit.Issue(ctx, tokenAccount(userID), label, g.kitGrant())
 	if err != nil {
 		return "", fmt.Errorf("creating token: %w", err)
 	}
-	return plain, nil
+	return secret, nil
 }
 
 // spentToday is what the token's orders of today (UTC) total, not
@@ -194,28 +181,9 @@ type OrderGrant struct {
 	Grant   Grant
 }
 
-// Describe says what a grant allows, as the account page shows it.
-func (g Grant) Describe() string {
-	var parts []string
-	if g.Actions == nil {
-		parts = append(parts, "everything you can do")
-	} else if len(g.Actions) == 0 {
-		parts = append(parts, "nothing")
-	} else {
-		words := make([]string, len(g.Actions))
-		for i, a := range g.Actions {
-			words[i] = inWords(a)
-		}
-		parts = append(parts, "only "+strings.Join(words, ", "))
-	}
-	if g.Standing() {
-		parts = append(parts, "orders up to "+Money{Amount: g.OrderLimit, Currency: "EUR"}.String()+" each and "+
-			Money{Amount: g.DayLimit, Currency: "EUR"}.String()+" a day to your saved address without asking you")
-	} else {
-		parts = append(parts, "asks you before every order")
-	}
-	if !g.Expires.IsZero() {
-		parts = append(parts, "until "+g.Expires.Format("2 Jan 2006"))
-	}
-	return strings.Join(parts, "; ")
-}
+// Describe says what a grant allows, as the account page shows it (in
+// the token kit's words).
+func (g Grant) Describe() string { return describeKit.Describe(g.kitGrant()) }
+
+// describeKit is a kit with the store's offer, for Describe.
+var describeKit = tokens.New(tokens.NewMemory(), tokens.Options{Actions: tokenChoices, Standing: standingOffer})

@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/affordances-go/affordances/protocol"
@@ -134,76 +132,12 @@ func (a *App) startSession(r *site.Request, u *User) error {
 	return nil
 }
 
-// CreateToken is the input of createToken.
-type CreateToken struct {
-	Label string `json:"label,omitempty" description:"a name to recognise the token by" maxLength:"40"`
-	// What the token may do (grants.go). Without actions, it may do
-	// everything the person may.
-	Actions []string `json:"actions,omitempty" title:"Only these actions" description:"addToCart, setQuantity, removeFromCart, placeOrder or cancelOrder; all when none is chosen"`
-	Days    int      `json:"days,omitempty" title:"Expires after (days)" description:"the token stops working after this many days; never when empty" minimum:"1" maximum:"365"`
-	// The standing approval of orders, in whole euros.
-	OrderLimit int `json:"orderLimit,omitempty" title:"Orders approved in advance, up to (EUR each)" description:"orders up to this amount, to your saved address, run without asking you; 0 asks every time" minimum:"0" maximum:"1000"`
-	DayLimit   int `json:"dayLimit,omitempty" title:"and up to (EUR a day)" description:"what such orders may total in a day" minimum:"0" maximum:"5000"`
-}
-
-// Validate refuses a label with control characters (it is shown to the
-// person when they revoke the token), an action the store does not offer
-// to tokens, and a daily limit below the order limit.
-func (in CreateToken) Validate() error {
-	if site.HasUnsafeText(in.Label) {
-		return site.Invalid("/label", "must not contain control characters")
-	}
-	for i, a := range in.Actions {
-		if !slices.Contains(grantActions, a) {
-			return site.Invalid("/actions/"+itoa(int64(i)), "must be one of "+strings.Join(grantActions, ", "))
-		}
-	}
-	if in.OrderLimit > 0 && in.DayLimit < in.OrderLimit {
-		return site.Invalid("/dayLimit", "must be at least the amount of one order")
-	}
-	return nil
-}
-
-// grant is the token's grant the person chose.
-func (in CreateToken) grant(now time.Time) Grant {
-	var g Grant
-	if len(in.Actions) > 0 {
-		g.Actions = in.Actions
-		if in.OrderLimit > 0 && !slices.Contains(g.Actions, "placeOrder") {
-			g.Actions = append(g.Actions, "placeOrder") // approving orders grants ordering
-		}
-	}
-	if in.Days > 0 {
-		g.Expires = now.Add(time.Duration(in.Days) * 24 * time.Hour)
-	}
-	g.OrderLimit, g.DayLimit = int64(in.OrderLimit)*100, int64(in.DayLimit)*100
-	return g
-}
-
-// RevokeToken is the input of revokeToken.
-type RevokeToken struct {
-	ID int64 `json:"id" description:"the id of the token to revoke" minimum:"1"`
-}
-
-// Summary says what revoking the token means, for the person confirming.
-// revokeToken keeps the plain confirmation of v0 (confirm: true after the
-// client asked the person), beside the actions that need the person's
-// approval on the site.
-func (in RevokeToken) Summary(r *site.Request, st *site.State) string {
-	for _, t := range tokensKey.Get(st) {
-		if t.ID == in.ID {
-			return fmt.Sprintf("Revoke the token %s? Agents that use it stop working at once.", site.Quote(t.Label))
-		}
-	}
-	return fmt.Sprintf("Revoke token %d? Agents that use it stop working at once.", in.ID)
-}
-
 func (a *App) accountPage() {
 	p := a.site.Page("/account", site.PageOptions{
 		Description: "The signed-in shopper's account and API tokens",
 		View:        page("account.html"),
 		Personal:    true,
-		Entities:    append(a.header(), site.Group(a.loadAccount, profileKey, tokensKey, newTokenKey, passkeysKey)),
+		Entities:    append(a.header(), site.Group(a.loadAccount, profileKey, passkeysKey), a.store.kit.Entities()),
 	})
 	a.passkeyActions(p)
 	// Signing out ends a browser session. A token is not a session: it
@@ -225,22 +159,10 @@ func (a *App) accountPage() {
 	// Credentials and standing approvals are the person's to manage, in
 	// their own browser: no agent, with a token (which a new token would
 	// outlive) or riding the person's session (a WebMCP tool, a JSON
-	// call), may make, widen or revoke them. They are in no graph, index
-	// or tool, and every agent door refuses them.
-	site.Handle(p, site.Action{Name: "createToken", Description: "Create an API token for agents; it is shown only once",
-		Expose: protocol.ExposeSession, Effects: site.Effects(tokensKey), PeopleOnly: true}, a.createToken)
-	site.Handle(p, site.Action{Name: "revokeToken", Description: "Revoke an API token", Expose: protocol.ExposeConfirm, Effects: site.Effects(tokensKey),
-		PeopleOnly: true},
-		func(r *site.Request, in RevokeToken) (site.Done, error) {
-			err := a.store.RevokeToken(r.Context(), shopperOf(r).User.ID, in.ID)
-			if errors.Is(err, ErrNotFound) {
-				return site.Done{}, site.NotFound("you have no token %d", in.ID)
-			}
-			if err != nil {
-				return site.Done{}, err
-			}
-			return site.Done{Message: fmt.Sprintf("Token %d revoked.", in.ID)}, nil
-		})
+	// call), may make, widen or revoke them. The token kit's createToken
+	// and revokeToken are people-only: in no graph, index or tool, and
+	// every agent door refuses them.
+	a.store.kit.Actions(p)
 }
 
 func (a *App) loadAccount(r *site.Request, st *site.State) error {
@@ -250,46 +172,11 @@ func (a *App) loadAccount(r *site.Request, st *site.State) error {
 		st.Nav = []protocol.Nav{{To: "/login", Label: "Sign in"}}
 		return nil
 	}
-	tokens, err := a.store.Tokens(r.Context(), sh.User.ID)
-	if err != nil {
-		return err
-	}
 	profileKey.Set(st, sh.User)
-	tokensKey.Set(st, tokens)
 	if err := a.loadPasskeys(r, st); err != nil {
 		return err
 	}
-	if sh.Session != "" && r.Method == http.MethodGet {
-		// A token created from a form is shown on the next view of this
-		// page, once.
-		flash, err := a.store.PopFlash(r.Context(), sh.Session)
-		if err != nil {
-			return err
-		}
-		if flash != "" {
-			newTokenKey.Set(st, flash)
-		}
-	}
 	st.Nav = []protocol.Nav{{To: "/orders", Label: "Orders"}}
-	st.MD = fmt.Sprintf("# Account\n\nSigned in as %s. %d API tokens.\n", site.EscapeMarkdown(sh.User.Name), len(tokens))
+	st.MD = fmt.Sprintf("# Account\n\nSigned in as %s.\n", site.EscapeMarkdown(sh.User.Name))
 	return nil
-}
-
-// createToken is the person's own form (the action is PeopleOnly): it is
-// answered with a redirect, and the token is shown on the next view of
-// the page, once, sealed until then. No answer of any door carries it.
-func (a *App) createToken(r *site.Request, in CreateToken) (site.Done, error) {
-	sh := shopperOf(r)
-	label := strings.TrimSpace(in.Label)
-	if label == "" {
-		label = "token " + time.Now().UTC().Format("2006-01-02 15:04")
-	}
-	tok, err := a.store.CreateGrantedToken(r.Context(), sh.User.ID, label, in.grant(time.Now()))
-	if err != nil {
-		return site.Done{}, err
-	}
-	if err := a.store.SetFlash(r.Context(), sh.Session, tok); err != nil {
-		return site.Done{}, err
-	}
-	return site.Done{Message: "Token created. Copy it now: it is shown only once."}, nil
 }

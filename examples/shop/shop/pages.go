@@ -28,8 +28,6 @@ var (
 	ordersKey      = site.NewKey[[]Order]("orders")
 	orderKey       = site.NewKey[*Order]("order")
 	profileKey     = site.NewKey[*User]("profile")
-	tokensKey      = site.NewKey[[]Token]("tokens")
-	newTokenKey    = site.NewKey[string]("newToken")
 	passkeysKey    = site.NewKey[PasskeyList]("passkeys")
 	demoKey        = site.NewKey[map[string]string]("demo")
 )

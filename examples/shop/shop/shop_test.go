@@ -18,6 +18,7 @@ import (
 	"github.com/affordances-go/affordances/examples/shop/shoptest"
 	"github.com/affordances-go/affordances/protocol"
 	"github.com/affordances-go/affordances/site/sitetest"
+	"github.com/affordances-go/affordances/site/tokens"
 )
 
 // testShop is the shop on a loopback port with a fresh database.
@@ -270,7 +271,7 @@ func TestTokens_CreateShowOnceRevoke(t *testing.T) {
 		t.Fatalf("the new token does not sign in: %v", g.Entities)
 	}
 	var id int64
-	for _, tk := range sitetest.Entity[[]shop.Token](t, agent.graph("/account"), "tokens") {
+	for _, tk := range sitetest.Entity[tokens.Listing](t, agent.graph("/account"), "tokens").Tokens {
 		if tk.Label == "my agent" {
 			id = tk.ID
 		}

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"github.com/affordances-go/affordances/site/tokens"
 	"slices"
 	"strings"
 	"sync"
@@ -26,6 +27,8 @@ type Store struct {
 	catalog            sync.Map     // slug -> *catalogEntry: what Product read of the catalog
 	sessionsSwept      atomic.Int64 // when ForgetExpiredSessions last ran for a sign-in, Unix ms
 	cartsSwept         atomic.Int64 // when ForgetAbandonedGuestCarts last ran for a guest's add, Unix ms
+	toks               *tokens.SQL  // the token kit's table (tokens.go)
+	kit                *tokens.Kit  // the token kit over it, writing in the store's transactions
 }
 
 // Ping reports whether the database answers.
@@ -35,6 +38,16 @@ func (s *Store) Ping(ctx context.Context) error { return s.raw.PingContext(ctx) 
 func NewStore(db *DB) *Store {
 	s := &Store{db: conn{db}, raw: db, PasswordIterations: 600_000, now: time.Now}
 	s.keys = &IdempotencyKeys{s: s}
+	s.toks = tokenStore(db)
+	s.kit = tokens.New(s.toks, tokens.Options{
+		Actions: tokenChoices, Standing: standingOffer, Now: func() time.Time { return s.now() },
+		// Making and revoking a token commit with the call's
+		// Idempotency-Key, as every write of the store does.
+		Write: func(ctx context.Context, f func(tokens.Store) error) error {
+			return s.tx(ctx, func(tx *Tx) error { return f(s.toks.Tx(tx.tx)) })
+		},
+		Reveal: sessionReveal{s},
+	})
 	return s
 }
 

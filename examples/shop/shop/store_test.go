@@ -83,7 +83,7 @@ func TestStore_OnEveryDatabase(t *testing.T) {
 			t.Fatalf("session: %v", err)
 		}
 		tok, _ := s.CreateToken(ctx, id, "agent")
-		if u, _, err := s.TokenUser(ctx, tok, ""); err != nil || u.ID != id {
+		if u, err := s.TokenOwner(ctx, tok); err != nil || u != id {
 			t.Fatalf("token: %v", err)
 		}
 		// A guest's cart is merged at sign-in, capped by the stock.
