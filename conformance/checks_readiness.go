@@ -26,6 +26,9 @@ func Readiness() []Check {
 		{"readiness.robots", "/robots.txt is served and does not shut every agent out", Should, checkReadyRobots},
 		{"readiness.sitemap", "a sitemap (named by robots.txt, or /sitemap.xml) lists the site's pages", Should, checkReadySitemap},
 		{"readiness.mcp", "the index lists an MCP endpoint that answers", Should, checkReadyMCP},
+		{"readiness.llms-txt", "/llms.txt is Markdown with an H1 and links", Should, checkReadyLLMsTxt},
+		{"readiness.ai-catalog", "/.well-known/ai-catalog.json is a valid Agentic Resource Discovery catalog", Should, checkReadyAICatalog},
+		{"readiness.mcp-server-card", "the MCP server card names the index's MCP endpoint", Should, checkReadyServerCard},
 	}
 }
 

@@ -191,6 +191,7 @@ func (s *Site) renderPage(w http.ResponseWriter, r *Request, p *Page, v *View, s
 		return
 	}
 	advertiseGraph(w.Header())
+	s.advertiseCatalog(w.Header())
 	p.setCaching(w.Header(), r, status)
 	if r.header != nil {
 		// What the page's loaders set for the person (a cookie that

@@ -172,6 +172,9 @@ type Options struct {
 	// for people-only actions and on the approval page (see [Presence];
 	// package site/presence implements it). Default: none.
 	Presence Presence
+	// Discovery shapes the discovery files the site serves from its index
+	// (/llms.txt, the AI catalog, the MCP server card) and turns each off.
+	Discovery DiscoveryOptions
 
 	// Observer is told about every call and graph read, with the time of
 	// each pipeline step (see [Observer]; package site/siteotel reports

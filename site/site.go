@@ -172,6 +172,9 @@ func (h *handler) build() {
 		}
 	}
 	mux.Handle(protocol.WellKnownPath, s.middleware(http.HandlerFunc(s.serveIndex), false))
+	for _, path := range s.discoveryPaths() {
+		mux.Handle("GET "+path, s.serveDiscovery(path))
+	}
 	if s.opts.WebMCP {
 		mux.HandleFunc("GET "+WebMCPScriptPath, webmcp.Serve)
 	}
@@ -277,7 +280,7 @@ func (ph *pageHandler) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		if ph.next != nil {
 			addVaryAccept(w.Header())
-			aw := &advertise.Writer{ResponseWriter: w}
+			aw := &advertise.Writer{ResponseWriter: w, More: p.site.moreLinks()}
 			ph.next.ServeHTTP(aw, r)
 			aw.Finish()
 			return

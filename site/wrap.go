@@ -16,6 +16,26 @@ func advertiseGraph(h http.Header) {
 	h.Set("Link", advertise.LinkValue)
 }
 
+// advertiseCatalog adds the Link to the site's AI catalog, when it serves
+// one.
+func (s *Site) advertiseCatalog(h http.Header) {
+	if s.mcpPath != "" && !s.opts.Discovery.NoAICatalog {
+		h.Add("Link", catalogLink)
+	}
+}
+
+// moreLinks are the Link values a wrapped application's HTML gains beside
+// the graph's.
+func (s *Site) moreLinks() []string {
+	if s.mcpPath != "" && !s.opts.Discovery.NoAICatalog {
+		return []string{catalogLink}
+	}
+	return nil
+}
+
+// catalogLink is the Link value of the AI catalog.
+const catalogLink = `<` + AICatalogPath + `>; rel="ai-catalog"`
+
 // postsLibraryForm reports whether a POST is a form of the library: a form
 // whose FormActionField names an action of the page. Any other form (the
 // application's own, a method override) belongs to the wrapped

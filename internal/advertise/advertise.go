@@ -75,6 +75,8 @@ type readCloser struct {
 // type net/http sniffs; Finish sends a status that no body followed.
 type Writer struct {
 	http.ResponseWriter
+	// More are Link values added beside the graph's (the AI catalog's).
+	More    []string
 	decided bool
 	pending int // a status written before any Content-Type, not sent yet
 }
@@ -93,6 +95,9 @@ func (a *Writer) decide(status int, body []byte) {
 	}
 	if mt, _, err := mime.ParseMediaType(ct); err == nil && mt == "text/html" {
 		a.Header().Set("Link", LinkValue)
+		for _, l := range a.More {
+			a.Header().Add("Link", l)
+		}
 	}
 }
 

@@ -29,10 +29,19 @@ func TestReadiness_TheStorePassesEveryCheck(t *testing.T) {
 
 func TestReadiness_ASiteWithoutItSaysWhy(t *testing.T) {
 	s := shoptest.Start(t)
-	// The store without Markdown, WebMCP, robots.txt or a sitemap.
+	// The store without Markdown, WebMCP, robots.txt, a sitemap or
+	// llms.txt, with a catalog whose entry has no queries and a server
+	// card that names another endpoint.
 	bare := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/robots.txt" || r.URL.Path == "/sitemap.xml" {
+		switch r.URL.Path {
+		case "/robots.txt", "/sitemap.xml", "/llms.txt":
 			http.NotFound(w, r)
+			return
+		case "/.well-known/ai-catalog.json":
+			w.Write([]byte(`{"specVersion":"1.0","entries":[{"identifier":"urn:air:shop","displayName":"Shop","type":"application/mcp-server-card+json","url":"/card"}]}`))
+			return
+		case "/.well-known/mcp/server-card.json":
+			w.Write([]byte(`{"name":"shop/mcp","version":"1","remotes":[{"type":"streamable-http","url":"https://elsewhere.example/mcp"}]}`))
 			return
 		}
 		if strings.Contains(r.Header.Get("Accept"), "text/markdown") {
@@ -59,7 +68,8 @@ func TestReadiness_ASiteWithoutItSaysWhy(t *testing.T) {
 	}
 	want := map[string]conformance.Status{"readiness.index": conformance.Pass, "readiness.link": conformance.Pass,
 		"readiness.markdown": conformance.Fail, "readiness.webmcp": conformance.Fail, "readiness.robots": conformance.Fail,
-		"readiness.sitemap": conformance.Fail, "readiness.mcp": conformance.Pass}
+		"readiness.sitemap": conformance.Fail, "readiness.mcp": conformance.Pass,
+		"readiness.llms-txt": conformance.Fail, "readiness.ai-catalog": conformance.Fail, "readiness.mcp-server-card": conformance.Fail}
 	for _, r := range rep.Results {
 		if r.Status != want[r.ID] || r.Detail == "" {
 			t.Errorf("%s: %s %q, want %s", r.ID, r.Status, r.Detail, want[r.ID])

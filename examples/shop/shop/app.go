@@ -134,6 +134,12 @@ func New(store *Store, opts Options) *App {
 	a.site = site.New(site.Options{
 		Presence:          pres,
 		Name:              "Heavyweight Supply",
+		// The discovery files (llms.txt, the AI catalog, the MCP server
+		// card) come from the index; these are what a person might ask.
+		Discovery: site.DiscoveryOptions{
+			Description: "Heavyweight Supply sells heavyweight cotton tees and sweatshirts; agents browse, fill the cart and order for a person.",
+			Queries:     []string{"buy a black heavyweight t-shirt in size M", "which sizes of the heavyweight tee are in stock", "track or cancel my last order"},
+		},
 		Auth:              site.AuthFunc(a.authenticate),
 		AuthModes:         []protocol.AuthMode{protocol.AuthCookie, protocol.AuthBearer},
 		Logger:            opts.Logger,

@@ -27,7 +27,7 @@ func (a *App) publicOrigin(r *http.Request) string {
 func (a *App) robots(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.Header().Set("Cache-Control", "public, max-age=3600")
-	fmt.Fprintf(w, "User-agent: *\nAllow: /\nDisallow: /account\nDisallow: /cart\nDisallow: /checkout\nDisallow: /orders\nDisallow: /approvals/\n\nSitemap: %s/sitemap.xml\n", a.publicOrigin(r))
+	fmt.Fprintf(w, "User-agent: *\nAllow: /\nDisallow: /account\nDisallow: /cart\nDisallow: /checkout\nDisallow: /orders\nDisallow: /approvals/\n\nSitemap: %s/sitemap.xml\n%s", a.publicOrigin(r), a.site.RobotsLines(r))
 }
 
 // sitemap lists the catalogue and every product page.
