@@ -132,8 +132,8 @@ func New(store *Store, opts Options) *App {
 		pres = a.passkeys
 	}
 	a.site = site.New(site.Options{
-		Presence:          pres,
-		Name:              "Heavyweight Supply",
+		Presence: pres,
+		Name:     "Heavyweight Supply",
 		// The discovery files (llms.txt, the AI catalog, the MCP server
 		// card) come from the index; these are what a person might ask.
 		Discovery: site.DiscoveryOptions{
