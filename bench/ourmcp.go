@@ -81,6 +81,12 @@ func ourMCPCompare(ctx context.Context, e *Env, smoke bool) ([]Row, error) {
 // what a host reads: the tools/list result, and per tool call its
 // arguments and its whole result, as JSON.
 func ourMCPTexts(ctx context.Context, e *Env, base string) (toolList string, steps []string, err error) {
+	return ourMCPPurchase(ctx, e, base, false)
+}
+
+// ourMCPPurchase is the purchase through /mcp, on the per-action tool
+// list or on the lean one (callAction).
+func ourMCPPurchase(ctx context.Context, e *Env, base string, lean bool) (toolList string, steps []string, err error) {
 	cs, err := ourSession(ctx, e, base, func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 		return &mcp.ElicitResult{Action: "accept"}, nil
 	})
@@ -94,14 +100,23 @@ func ourMCPTexts(ctx context.Context, e *Env, base string) (toolList string, ste
 	}
 	b, _ := json.Marshal(list)
 	toolList = string(b)
-	for _, step := range []struct {
+	type step struct {
 		tool string
 		args map[string]any
-	}{
+	}
+	purchase := []step{
 		{"readPage", map[string]any{"page": productPath}},
 		{"addToCart", map[string]any{"page": productPath, "sku": "TEE-BLK-M"}},
 		{"placeOrder", map[string]any{}},
-	} {
+	}
+	if lean {
+		purchase = []step{
+			{"readPage", map[string]any{"page": productPath}},
+			{"callAction", map[string]any{"page": productPath, "action": "addToCart", "input": map[string]any{"sku": "TEE-BLK-M"}}},
+			{"callAction", map[string]any{"page": "/checkout", "action": "placeOrder"}},
+		}
+	}
+	for _, step := range purchase {
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: step.tool, Arguments: step.args})
 		if err != nil {
 			return "", nil, err

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"os"
 	"os/exec"
@@ -14,7 +15,9 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/affordances-go/affordances/examples/shop/shop"
 	"github.com/affordances-go/affordances/protocol"
+	"github.com/affordances-go/affordances/site/ratelimit"
 )
 
 // tokensDir holds the Node side: the o200k tokenizer and Playwright MCP.
@@ -114,6 +117,20 @@ func tokens(ctx context.Context, e *Env, _ bool) ([]Row, error) {
 		texts[fmt.Sprintf("ours:step%d", i)] = t
 	}
 
+	// The same through the lean tool list (readPage, siteIndex, callAction).
+	e.resetCart(ctx)
+	leanBase, stopLean, err := serve(shop.New(e.store, shop.Options{Logger: slog.New(slog.DiscardHandler),
+		DefaultLimit: ratelimit.PerMinute(1<<40, 1<<30), NoApprovals: true, MCPLean: true}))
+	if err != nil {
+		return nil, err
+	}
+	leanTools, leanSteps, err := ourMCPPurchase(ctx, e, leanBase, true)
+	stopLean()
+	if err != nil {
+		return nil, fmt.Errorf("the purchase through the lean /mcp: %w", err)
+	}
+	texts["lean:tools"], texts["lean:task"] = leanTools, strings.Join(leanSteps, "")
+
 	// The same with Playwright MCP.
 	e.resetCart(ctx)
 	pw, err := playwright(ctx, dir, base)
@@ -192,6 +209,14 @@ func tokens(ctx context.Context, e *Env, _ bool) ([]Row, error) {
 		Goal:     "≤ 0.15", Met: met(float64(to) <= 0.15*float64(tp)),
 		Note: fmt.Sprintf("per tool call (arguments and whole result): readPage %d, addToCart %d, placeOrder (approved through elicitation) %d",
 			n["ours:step0"], n["ours:step1"], n["ours:step2"])})
+	tl := n["lean:task"] + n["lean:tools"]
+	rows = append(rows, Row{Name: "task: buy one black M heavyweight tee through our /mcp, lean tool list",
+		Ours:     fmt.Sprintf("%d tokens (tool list %d), %d tool calls", tl, n["lean:tools"], len(leanSteps)),
+		Baseline: fmt.Sprintf("%d tokens, %d tool calls", tp, len(pw.Task)),
+		Ratio:    fmt.Sprintf("%.3f", float64(tl)/float64(tp)),
+		Goal:     "≤ 0.15", Met: met(float64(tl) <= 0.15*float64(tp)),
+		Note: fmt.Sprintf("mcp.Options.Lean: readPage, siteIndex and callAction instead of %d per-action tools (tool list %d tokens)",
+			strings.Count(texts["ours:tools"], `"inputSchema"`)-2, n["ours:tools"])})
 	return rows, nil
 }
 

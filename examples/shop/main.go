@@ -37,6 +37,7 @@ func main() {
 	failClosed := flag.Bool("limiter-fail-closed", false, "deny calls (429) while Redis is unreachable, instead of allowing and counting them")
 	dev := flag.Bool("dev", false, "development: serve the inspector at "+inspector.Path+" (a page and its graph side by side)")
 	adminAddr := flag.String("admin-addr", "", "a private HOST:PORT serving /metrics (Prometheus) and /healthz; off when empty")
+	mcpLean := flag.Bool("mcp-lean", false, "list three MCP tools (readPage, siteIndex, callAction) instead of one per action, for hosts that load many servers")
 	approvals := flag.Bool("approvals", true, "placeOrder and cancelOrder need the person's approval on the site; false: plain v0 confirmation everywhere")
 	origins := flag.String("origins", os.Getenv("SHOP_ORIGINS"), "comma-separated public origins browsers use, such as https://shop.example (behind a proxy that terminates TLS); env SHOP_ORIGINS; default: each request's own")
 	proxies := flag.String("trusted-proxies", os.Getenv("SHOP_TRUSTED_PROXIES"), "comma-separated addresses or CIDRs of the reverse proxies whose X-Forwarded-For names the client, such as 127.0.0.1; env SHOP_TRUSTED_PROXIES; default: none")
@@ -53,7 +54,7 @@ func main() {
 		os.Exit(2)
 	}
 	cf := config{addr: *addr, dbPath: *dbPath, approvals: *approvals, redisURL: *redisURL,
-		failClosed: *failClosed, dev: *dev, adminAddr: *adminAddr, pool: *pool, secretFile: *secretFile}
+		failClosed: *failClosed, dev: *dev, adminAddr: *adminAddr, pool: *pool, secretFile: *secretFile, mcpLean: *mcpLean}
 	if cf.origins, cf.proxies, err = parseDeployFlags(*origins, *proxies); err != nil {
 		fmt.Fprintln(os.Stderr, "shop:", err)
 		os.Exit(2)
@@ -69,6 +70,7 @@ type config struct {
 	addr, dbPath, redisURL, adminAddr string
 	secretFile                        string
 	approvals, failClosed, dev        bool
+	mcpLean                           bool
 	origins                           []string
 	proxies                           []netip.Prefix
 	pool                              int
@@ -154,7 +156,7 @@ func run(cf config) error {
 	}
 	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	opts := shop.Options{Logger: logger, NoApprovals: !approvals, LimiterFailClosed: failClosed, Dev: dev,
-		Origins: cf.origins, TrustedProxies: cf.proxies, Secret: secret}
+		Origins: cf.origins, TrustedProxies: cf.proxies, Secret: secret, MCPLean: cf.mcpLean}
 	// Telemetry: metrics when an admin address is given, traces when the
 	// standard OTLP variables name an endpoint.
 	traces := os.Getenv("OTEL_EXPORTER_OTLP_ENDPOINT") != "" || os.Getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") != ""

@@ -22,6 +22,29 @@ func (e *endpoint) callTool(t *mcptools.Tool) sdk.ToolHandler {
 	}
 }
 
+// callAction is the lean list's tool: it finds the per-action tool the
+// arguments name and runs it with them, as that tool's own call.
+func (e *endpoint) callAction(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+	t, args, direct, bad := mcptools.Lean(e.list, req.Params.Arguments)
+	if bad != nil {
+		return mcptools.ErrorResult(*bad), nil
+	}
+	d := &siteDoor{e: e, hr: caller(ctx, req), session: req.Session}
+	if t == nil {
+		// No agent's tool runs it: the pipeline says why.
+		r := d.Call(ctx, *direct)
+		if r.Delta.Error != nil {
+			return mcptools.ErrorResult(*r.Delta.Error), nil
+		}
+		return mcptools.DeltaResult(r.Delta), nil
+	}
+	params := *req.Params
+	params.Arguments = args
+	as := *req
+	as.Params = &params
+	return e.confirm.Handle(ctx, d, t, &as), nil
+}
+
 // siteDoor runs the calls of one tool call through the site's pipeline,
 // for the caller of the MCP request.
 type siteDoor struct {

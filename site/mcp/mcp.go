@@ -70,6 +70,13 @@ type Options struct {
 	// Logger receives the SDK's and this package's logs. Default:
 	// slog.Default().
 	Logger *slog.Logger
+	// Lean lists three tools instead of one per action, for hosts that
+	// load many servers and pay for every tool's description on every
+	// request: readPage, siteIndex and callAction, which names the page
+	// and the action and carries the input. Calls through callAction go
+	// through the same pipeline, errors, confirmation and approvals as
+	// the per-action tools.
+	Lean bool
 }
 
 // Mount serves the site's MCP endpoint at path and lists it in the site
@@ -115,6 +122,7 @@ type endpoint struct {
 
 	once    sync.Once
 	tools   map[string]*mcptools.Tool
+	list    []*mcptools.Tool // the tools in the order of the routes
 	handler http.Handler
 }
 
@@ -169,12 +177,22 @@ func (e *endpoint) build() {
 	if name == "" {
 		name = "affordances-site"
 	}
+	instructions := mcptools.Instructions
+	if e.opts.Lean {
+		instructions = mcptools.LeanInstructions
+	}
 	srv := sdk.NewServer(&sdk.Implementation{Name: name, Version: e.opts.Version},
-		&sdk.ServerOptions{Logger: e.opts.Logger, Instructions: mcptools.Instructions})
+		&sdk.ServerOptions{Logger: e.opts.Logger, Instructions: instructions})
 	e.tools = map[string]*mcptools.Tool{}
-	for _, t := range mcptools.Describe(e.site.AllActions()) {
+	e.list = mcptools.Describe(e.site.AllActions())
+	for _, t := range e.list {
 		e.tools[t.Def.Name] = t
-		srv.AddTool(t.Def, e.callTool(t))
+		if !e.opts.Lean {
+			srv.AddTool(t.Def, e.callTool(t))
+		}
+	}
+	if e.opts.Lean {
+		srv.AddTool(mcptools.CallAction, e.callAction)
 	}
 	srv.AddTool(mcptools.ReadPage, e.readPage)
 	srv.AddTool(mcptools.SiteIndex, e.siteIndex)

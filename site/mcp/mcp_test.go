@@ -64,6 +64,10 @@ func (orderInput) Summary(r *site.Request, st *site.State) string {
 func newTestShop(t *testing.T) *testShop { return newTestShopWith(t, false) }
 
 func newTestShopWith(t *testing.T, stateless bool) *testShop {
+	return newTestShopOpts(t, mcp.Options{Stateless: stateless})
+}
+
+func newTestShopOpts(t *testing.T, o mcp.Options) *testShop {
 	ts := &testShop{stock: 3}
 	audit := &lockedBuffer{}
 	ts.audit = &audit.Buffer
@@ -134,7 +138,8 @@ func newTestShopWith(t *testing.T, stateless bool) *testShop {
 		func(r *site.Request, in struct{}) (site.Done, error) { return site.Done{}, nil })
 	site.Handle(cart, site.Action{Name: "fail", Description: "Fails", Expose: protocol.ExposePublic},
 		func(r *site.Request, in struct{}) (site.Done, error) { return site.Done{}, errors.New("disk on fire") })
-	mcp.Mount(s, "/mcp", &mcp.Options{Logger: slog.New(slog.DiscardHandler), ConfirmTTL: time.Minute, Stateless: stateless})
+	o.Logger, o.ConfirmTTL = slog.New(slog.DiscardHandler), time.Minute
+	mcp.Mount(s, "/mcp", &o)
 	srv := httptest.NewServer(s)
 	t.Cleanup(srv.Close)
 	ts.url = srv.URL

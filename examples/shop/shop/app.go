@@ -80,6 +80,9 @@ type Options struct {
 	// decision on the approval page once the host opened it (see
 	// mcp.Options.ApprovalWait). Default: 2 minutes.
 	MCPApprovalWait time.Duration
+	// MCPLean lists three MCP tools (readPage, siteIndex, callAction)
+	// instead of one per action (mcp.Options.Lean).
+	MCPLean bool
 	// PasskeyOrigins are the origins people use passkeys from; the host
 	// of the first is the passkeys' RP ID, which must be a domain
 	// (http://localhost:8080 in development, never an IP address).
@@ -173,7 +176,7 @@ func New(store *Store, opts Options) *App {
 	}
 	a.register()
 	// Agents in MCP hosts reach the same actions at /mcp.
-	mcp.Mount(a.site, "/mcp", &mcp.Options{Logger: a.log, ApprovalWait: opts.MCPApprovalWait})
+	mcp.Mount(a.site, "/mcp", &mcp.Options{Logger: a.log, ApprovalWait: opts.MCPApprovalWait, Lean: opts.MCPLean})
 	if opts.Dev {
 		inspector.Mount(a.site)
 	}
