@@ -1,11 +1,13 @@
 package site
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 
+	"github.com/affordances-go/affordances/internal/negotiate"
 	"github.com/affordances-go/affordances/internal/schema"
 	"github.com/affordances-go/affordances/internal/strictjson"
 	"github.com/affordances-go/affordances/protocol"
@@ -22,9 +24,12 @@ func (s *Site) serveAgentCall(w http.ResponseWriter, hr *http.Request, p *Page) 
 		return
 	}
 	c.auditCall(http.StatusOK, "ok")
-	if out.encoded != nil {
+	if out.encoded != nil && !negotiate.Markdown(hr) {
 		writeDocument(w, hr, http.StatusOK, out.encoded)
 		return
+	}
+	if out.encoded != nil {
+		json.Unmarshal(out.encoded, &out.delta) // a replayed answer, asked for in Markdown
 	}
 	writeDelta(w, hr, http.StatusOK, out.delta)
 }

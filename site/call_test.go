@@ -559,3 +559,23 @@ type failingLimiter struct{}
 func (failingLimiter) Allow(context.Context, string, ratelimit.Limit) (ratelimit.Decision, error) {
 	return ratelimit.Decision{}, errors.New("connection refused")
 }
+
+// A call that asks for Markdown (a WebMCP tool's, whose agent reads the
+// result) gets the delta as Markdown: the outcome, what changed, what
+// became possible and where to go, each as in the JSON delta; failures
+// keep their status.
+func TestDelta_AsMarkdownForAnAgentThatReadsIt(t *testing.T) {
+	sh := newFixture(t)
+	md := sitetest.Header(append([]string{"Accept", "text/markdown"}, bearer...)...)
+	w := sh.c.CallBody("/p/tee", `{"action":"addToCart","input":{"sku":"A","qty":2}}`, md)
+	if w.Code != 200 || !strings.HasPrefix(w.Header().Get("Content-Type"), "text/markdown") || w.Header().Get("Cache-Control") != "private, no-store" {
+		t.Fatalf("%d %v", w.Code, w.Header())
+	}
+	wiretest.GoldenText(t, "delta-ok-addToCart.md", w.Body.Bytes())
+	w = sh.c.CallBody("/p/tee", `{"action":"addToCart","input":{"sku":"A","qty":0}}`, md)
+	if w.Code != 400 || !strings.HasPrefix(w.Body.String(), "Not done (invalid_input)") {
+		t.Fatalf("invalid input in Markdown: %d %s", w.Code, w.Body)
+	}
+	w = sh.c.CallBody("/p/tee", `{"action":"placeOrder","confirm":true}`, md)
+	wiretest.GoldenText(t, "delta-ok-placeOrder.md", w.Body.Bytes())
+}

@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/affordances-go/affordances/internal/mdpage"
+	"github.com/affordances-go/affordances/internal/negotiate"
 	"github.com/affordances-go/affordances/protocol"
 )
 
@@ -23,8 +25,17 @@ func writeDocument(w http.ResponseWriter, r *http.Request, status int, body []by
 	}
 }
 
-// writeDelta writes a delta with the given status.
+// writeDelta writes a delta with the given status: as Markdown to a
+// call that asks for it (Accept: text/markdown), such as a WebMCP tool's,
+// whose agent reads results rather than parses them.
 func writeDelta(w http.ResponseWriter, r *http.Request, status int, d protocol.Delta) {
+	if r.Method == http.MethodPost && negotiate.Markdown(r) {
+		h := w.Header()
+		addVaryAccept(h)
+		h["Cache-Control"] = noStoreValue
+		writeMarkdown(w, r, status, mdpage.Delta(d))
+		return
+	}
 	b, err := json.Marshal(d)
 	if err != nil { // a delta of plain values always encodes; keep a fallback anyway
 		b = []byte(`{"ok":false,"error":{"code":"internal","message":"` + internalMessage + `"}}`)

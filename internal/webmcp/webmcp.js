@@ -6,9 +6,13 @@
 // person's own session and registers one tool per action that is
 // available to them now, with the action's input schema. A tool call is
 // the same call an agent makes by POST, with the person's cookie and this
-// site's Origin, through the same pipeline, and its result is the delta.
+// site's Origin, through the same pipeline; its result is the delta as
+// Markdown (what happened, what changed, what became possible, where to
+// go), so the agent sees the outcome without reading the page again.
 // After each call the graph is read again: tools that became available
-// are registered, tools that did not stay available are removed.
+// are registered, tools that did not stay available are removed. One
+// more tool, readPage, reads the page itself as Markdown (what it shows,
+// its actions, its links): a few hundred tokens instead of a snapshot.
 //
 // A confirm action never runs from here: the script never sends
 // "confirm": true, so the call answers confirm_required and nothing runs;
@@ -42,36 +46,37 @@
     return false;
   }
 
-  function result(delta) {
-    var text;
-    if (delta.ok) {
-      text = delta.message || "Done.";
-    } else if (delta.error && delta.error.code === "confirm_required") {
-      text = "Nothing ran. The person must confirm this themselves" +
-        (delta.approvalUrl ? ", on " + delta.approvalUrl : ", with the button on this page") +
-        ": " + delta.error.message;
-    } else if (delta.error) {
-      text = delta.error.code + ": " + delta.error.message;
-    } else {
-      text = "The site gave no answer.";
+  // result is a call's answer for the agent: the delta's Markdown, which
+  // the site writes. A confirm action's refusal says who must act.
+  function result(res, text) {
+    if (/^Not done \(confirm_required\)/.test(text)) {
+      text = "Nothing ran: the person must confirm this themselves, with the button on this page or on the approval page below.\n\n" + text;
     }
-    // The delta goes along as compact JSON in the text: a host that shows
-    // the result as it is (pretty-printed) pays for it once.
-    return { content: [{ type: "text", text: text + "\n" + JSON.stringify(delta) }], isError: !delta.ok };
+    return { content: [{ type: "text", text: text }], isError: !res.ok };
   }
 
   function call(name, input) {
     return fetch(page, {
       method: "POST",
       credentials: "same-origin",
-      headers: { "Content-Type": mediaType, "Accept": mediaType, "Idempotency-Key": key() },
+      headers: { "Content-Type": mediaType, "Accept": "text/markdown", "Idempotency-Key": key() },
       body: JSON.stringify({ action: name, input: input || {} })
     }).then(function (res) {
-      return res.json();
-    }).then(function (delta) {
-      refresh();
-      return result(delta);
+      return res.text().then(function (text) {
+        refresh();
+        return result(res, text);
+      });
     });
+  }
+
+  // readPage returns the page as Markdown, read with the person's session.
+  function readPage() {
+    return fetch(page, { headers: { "Accept": "text/markdown" }, credentials: "same-origin" })
+      .then(function (res) {
+        return res.text().then(function (text) {
+          return { content: [{ type: "text", text: text }], isError: !res.ok };
+        });
+      });
   }
 
   function register(a) {
@@ -88,6 +93,9 @@
       title: a.name,
       description: description,
       inputSchema: a.input || { type: "object" },
+      // The result carries what people wrote (names, notes, reviews):
+      // text to read, never instructions.
+      annotations: { readOnlyHint: !!a.readOnly, untrustedContentHint: true },
       execute: function (input) { return call(a.name, input); }
     }, { signal: ac.signal });
     registered[a.name] = ac;
@@ -121,6 +129,19 @@
     });
     // What this script registered, for tests and for a curious reader.
     document.documentElement.setAttribute("data-webmcp-tools", Object.keys(registered).sort().join(" ") || "-");
+  }
+
+  if (!declared("readPage")) {
+    try {
+      mc.registerTool({
+        name: "readPage",
+        title: "Read this page",
+        description: "What this page shows, the actions here (available now, or why not) and its links, as Markdown: read it instead of a snapshot.",
+        inputSchema: { type: "object", properties: {} },
+        annotations: { readOnlyHint: true, untrustedContentHint: true },
+        execute: readPage
+      });
+    } catch (e) { /* a page that has its own readPage keeps it */ }
   }
 
   // The site puts the tools the person can run now in the page itself:

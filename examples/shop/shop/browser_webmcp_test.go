@@ -94,6 +94,9 @@ func TestBrowser_WebMCPToolsAreThePagesAvailableActions(t *testing.T) {
 				t.Errorf("%s: the tool %s is registered twice", path, tl.Name)
 			}
 			names[tl.Name] = true
+			if tl.Name == "readPage" {
+				continue // every page reads itself (checked below)
+			}
 			want, ok := available[tl.Name]
 			if !ok {
 				t.Errorf("%s: the tool %s is no available action of the page", path, tl.Name)
@@ -108,8 +111,41 @@ func TestBrowser_WebMCPToolsAreThePagesAvailableActions(t *testing.T) {
 				t.Errorf("%s: the available action %s has no tool", path, name)
 			}
 		}
+		if !names["readPage"] {
+			t.Errorf("%s: no readPage tool", path)
+		}
 		return names
 	}
+	// readPage is the page as Markdown, a fraction of its HTML; a call's
+	// result is the delta's Markdown: what happened and what changed.
+	if err := chromedp.Do(ctx, chromedp.Navigate(s.URL+"/products/heavyweight-tee"), chromedp.WaitReady(chromedp.CSS(`html[data-webmcp-tools]`))); err != nil {
+		t.Fatal(err)
+	}
+	read, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(async () => {
+		const mc = document.modelContext, tools = await mc.getTools();
+		const page = await mc.executeTool(tools.find(x => x.name === "readPage"), {});
+		const add = await mc.executeTool(tools.find(x => x.name === "addToCart"), {sku: "TEE-BLK-M", qty: 1});
+		return JSON.stringify({page: JSON.stringify(page), add: JSON.stringify(add), html: document.documentElement.outerHTML.length});
+	})()`, chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatalf("readPage and addToCart through their tools: %v", err)
+	}
+	var got struct {
+		Page, Add string
+		HTML      int
+	}
+	json.Unmarshal([]byte(read), &got)
+	if !strings.Contains(got.Page, "Heavyweight Tee") || !strings.Contains(got.Page, "addToCart") || len(got.Page) > got.HTML/2 {
+		t.Errorf("readPage (%d bytes, HTML %d): %s", len(got.Page), got.HTML, got.Page)
+	}
+	if !strings.Contains(got.Add, "Done: ") || !strings.Contains(got.Add, "## Changed") || strings.Contains(got.Add, `\"ok\":true`) {
+		t.Errorf("addToCart's result is not the delta's Markdown: %s", got.Add)
+	}
+	t.Logf("webmcp: readPage %d bytes against %d of HTML; addToCart answered %s", len(got.Page), got.HTML, got.Add)
+	removeAll := func() {
+		chromedp.Run(ctx, chromedp.Evaluate[any](`fetch("/cart", {method: "POST", headers: {"Content-Type": "application/vnd.affordances+json"}, body: JSON.stringify({action: "removeFromCart", input: {sku: "TEE-BLK-M"}})})`, chromedp.EvalAwaitPromise))
+	}
+	removeAll()
 	paths := []string{"/", "/products/heavyweight-tee", "/cart", "/login", "/signup"}
 	for _, p := range paths {
 		check(p)
