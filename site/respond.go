@@ -33,6 +33,9 @@ func writeDelta(w http.ResponseWriter, r *http.Request, status int, d protocol.D
 		h := w.Header()
 		addVaryAccept(h)
 		h["Cache-Control"] = noStoreValue
+		if d.Redirect != "" {
+			h.Set("Link", "<"+d.Redirect+`>; rel="next"`) // where a form would have led
+		}
 		writeMarkdown(w, r, status, mdpage.Delta(d))
 		return
 	}

@@ -55,7 +55,11 @@
     return { content: [{ type: "text", text: text }], isError: !res.ok };
   }
 
-  function call(name, input) {
+  // call runs an action and answers with its result. asForm: the call
+  // stands for a form's submission, so the page then goes where the form
+  // would have led, the delta's next page, once the agent has its answer;
+  // a call that stays on the page only refreshes its tools.
+  function call(name, input, asForm) {
     return fetch(page, {
       method: "POST",
       credentials: "same-origin",
@@ -63,7 +67,12 @@
       body: JSON.stringify({ action: name, input: input || {} })
     }).then(function (res) {
       return res.text().then(function (text) {
-        refresh();
+        var next = asForm && res.ok && /<([^>]*)>;\s*rel="next"/.exec(res.headers.get("Link") || "");
+        if (next && next[1] !== location.pathname + location.search) {
+          setTimeout(function () { location.assign(next[1]); }, 50);
+        } else {
+          refresh();
+        }
         return result(res, text);
       });
     });
@@ -112,6 +121,7 @@
   function apply(actions) {
     var now = {};
     actions.forEach(function (a) {
+      schemas[a.name] = a.input;
       if (a.available && !declared(a.name)) {
         now[a.name] = a;
       }
@@ -142,6 +152,57 @@
         execute: readPage
       });
     } catch (e) { /* a page that has its own readPage keeps it */ }
+  }
+
+  // A form that declares its tool (toolname) is the browser's: the agent
+  // calls it, the browser fills it in and, with toolautosubmit, submits
+  // it. That submission is answered here, not by a page load: the same
+  // call through fetch, whose result is the delta's Markdown (a GET form,
+  // such as a search, answers the page it leads to, as Markdown). A
+  // person's own submission goes on as ever.
+  var schemas = {}; // action name -> input schema, from the page's tools
+  document.addEventListener("submit", function (e) {
+    var form = e.target;
+    if (!e.agentInvoked || typeof e.respondWith !== "function" || !form.hasAttribute("toolname")) {
+      return;
+    }
+    e.preventDefault();
+    if ((form.method || "get").toLowerCase() === "get") {
+      var url = new URL(form.action || location.href, location.href);
+      url.search = new URLSearchParams(new FormData(form)).toString();
+      e.respondWith(fetch(url.pathname + url.search, { headers: { "Accept": "text/markdown" }, credentials: "same-origin" })
+        .then(function (res) { return res.text(); }));
+      return;
+    }
+    var fields = new FormData(form);
+    var name = fields.get("_action");
+    e.respondWith(call(name, formInput(fields, schemas[name]), true).then(function (r) { return r.content[0].text; }));
+  }, true);
+
+  // formInput turns a form's fields into the action's input, typed as
+  // its schema says (numbers, booleans, lists).
+  function formInput(fields, schema) {
+    var props = (schema && schema.properties) || {};
+    var input = {};
+    fields.forEach(function (value, key) {
+      if (key.charAt(0) === "_" || typeof value !== "string") {
+        return;
+      }
+      var p = props[key] || {};
+      var v = value;
+      if (p.type === "integer" || p.type === "number") {
+        if (value === "") { return; }
+        v = Number(value);
+      } else if (p.type === "boolean") {
+        v = value === "true" || value === "on";
+      }
+      if (p.type === "array") {
+        (input[key] = input[key] || []).push(v);
+      } else {
+        input[key] = v;
+      }
+    });
+    return input;
   }
 
   // The site puts the tools the person can run now in the page itself:

@@ -94,8 +94,8 @@ func TestBrowser_WebMCPToolsAreThePagesAvailableActions(t *testing.T) {
 				t.Errorf("%s: the tool %s is registered twice", path, tl.Name)
 			}
 			names[tl.Name] = true
-			if tl.Name == "readPage" {
-				continue // every page reads itself (checked below)
+			if tl.Name == "readPage" || tl.Name == "searchProducts" {
+				continue // every page reads itself (checked below); the header's search form
 			}
 			want, ok := available[tl.Name]
 			if !ok {
@@ -124,19 +124,23 @@ func TestBrowser_WebMCPToolsAreThePagesAvailableActions(t *testing.T) {
 	read, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(async () => {
 		const mc = document.modelContext, tools = await mc.getTools();
 		const page = await mc.executeTool(tools.find(x => x.name === "readPage"), {});
+		const search = await mc.executeTool(tools.find(x => x.name === "searchProducts"), {q: "hoodie"});
 		const add = await mc.executeTool(tools.find(x => x.name === "addToCart"), {sku: "TEE-BLK-M", qty: 1});
-		return JSON.stringify({page: JSON.stringify(page), add: JSON.stringify(add), html: document.documentElement.outerHTML.length});
+		return JSON.stringify({page: JSON.stringify(page), search: JSON.stringify(search), add: JSON.stringify(add), html: document.documentElement.outerHTML.length});
 	})()`, chromedp.EvalAwaitPromise))
 	if err != nil {
 		t.Fatalf("readPage and addToCart through their tools: %v", err)
 	}
 	var got struct {
-		Page, Add string
-		HTML      int
+		Page, Search, Add string
+		HTML              int
 	}
 	json.Unmarshal([]byte(read), &got)
 	if !strings.Contains(got.Page, "Heavyweight Tee") || !strings.Contains(got.Page, "addToCart") || len(got.Page) > got.HTML/2 {
 		t.Errorf("readPage (%d bytes, HTML %d): %s", len(got.Page), got.HTML, got.Page)
+	}
+	if !strings.Contains(got.Search, "Everyday Hoodie") || strings.Contains(got.Search, "Heavyweight Tee") {
+		t.Errorf("searchProducts (the header's GET form) did not answer the matches as Markdown: %s", got.Search)
 	}
 	if !strings.Contains(got.Add, "Done: ") || !strings.Contains(got.Add, "## Changed") || strings.Contains(got.Add, `\"ok\":true`) {
 		t.Errorf("addToCart's result is not the delta's Markdown: %s", got.Add)
