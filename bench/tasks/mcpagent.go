@@ -24,11 +24,46 @@ type MCPAgent struct {
 	cs    *mcp.ClientSession
 	tools map[string]*mcp.Tool
 	log   Log
+	// lean: the endpoint lists readPage, siteIndex and callAction only;
+	// routes come from the site index, read once at the start.
+	lean   bool
+	routes map[string]string // action -> route, on the lean endpoint
 }
 
 // NewMCPAgent connects to the store's MCP endpoint and lists its tools.
 func NewMCPAgent(ctx context.Context, w *World) (*MCPAgent, error) {
-	a := &MCPAgent{w: w}
+	return newMCPAgent(ctx, w, false)
+}
+
+// NewLeanMCPAgent is the same host on the store's lean endpoint
+// (mcp.Options.Lean): three tools, and the site index read once for the
+// actions' routes.
+func NewLeanMCPAgent(ctx context.Context, w *World) (*MCPAgent, error) {
+	a, err := newMCPAgent(ctx, w, true)
+	if err != nil {
+		return nil, err
+	}
+	res, err := a.call(ctx, "siteIndex", map[string]any{})
+	if err != nil {
+		return nil, err
+	}
+	var idx protocol.SiteIndex
+	if err := structured(res, &idx); err != nil {
+		return nil, err
+	}
+	a.routes = map[string]string{}
+	for _, r := range idx.Routes {
+		for _, ac := range r.Actions {
+			if _, seen := a.routes[ac.Name]; !seen {
+				a.routes[ac.Name] = r.Route
+			}
+		}
+	}
+	return a, nil
+}
+
+func newMCPAgent(ctx context.Context, w *World, lean bool) (*MCPAgent, error) {
+	a := &MCPAgent{w: w, lean: lean}
 	cs, err := a.connect(ctx, &http.Client{Timeout: 30 * time.Second, Transport: header{"Authorization", "Bearer " + w.Token, http.DefaultTransport}})
 	if err != nil {
 		return nil, err
@@ -60,7 +95,11 @@ func (a *MCPAgent) connect(ctx context.Context, hc *http.Client) (*mcp.ClientSes
 			}
 			return &mcp.ElicitResult{Action: "accept"}, nil
 		}})
-	return c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: a.w.URL + "/mcp", HTTPClient: hc}, nil)
+	endpoint := a.w.URL + "/mcp"
+	if a.lean {
+		endpoint = a.w.URL + leanMCPPath
+	}
+	return c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: hc}, nil)
 }
 
 // Close ends the session.
@@ -94,6 +133,13 @@ func (a *MCPAgent) Read(ctx context.Context, page string) (*protocol.Graph, erro
 
 // Call implements Agent: it calls an action.
 func (a *MCPAgent) Call(ctx context.Context, page, action string, input any) (*protocol.Delta, error) {
+	if a.lean {
+		args := map[string]any{"page": page, "action": action}
+		if input != nil {
+			args["input"] = input
+		}
+		return a.delta(a.call(ctx, "callAction", args))
+	}
 	t := a.tool(action)
 	if t == nil {
 		return nil, fmt.Errorf("no tool for %s", action)
@@ -106,7 +152,11 @@ func (a *MCPAgent) Call(ctx context.Context, page, action string, input any) (*p
 	if takesPage(t) {
 		args["page"] = page
 	}
-	res, err := a.call(ctx, t.Name, args)
+	return a.delta(a.call(ctx, t.Name, args))
+}
+
+// delta is a tool call's delta, or its error.
+func (a *MCPAgent) delta(res *mcp.CallToolResult, err error) (*protocol.Delta, error) {
 	if err != nil {
 		return nil, err
 	}
@@ -141,8 +191,12 @@ func takesPage(t *mcp.Tool) bool {
 	return ok
 }
 
-// Route reads the route from the tool's description ("… On /checkout.").
+// Route reads the route from the tool's description ("… On /checkout."),
+// or on the lean endpoint from the site index.
 func (a *MCPAgent) Route(action string) string {
+	if a.lean {
+		return a.routes[action]
+	}
 	t := a.tool(action)
 	if t == nil {
 		return ""
@@ -169,7 +223,12 @@ func (a *MCPAgent) SignIn(ctx context.Context, email, password string) error {
 	}
 	prev := a.cs
 	a.cs = cs
-	res, err := a.call(ctx, "signIn", map[string]any{"email": email, "password": password})
+	var res *mcp.CallToolResult
+	if a.lean {
+		res, err = a.call(ctx, "callAction", map[string]any{"page": "/login", "action": "signIn", "input": map[string]any{"email": email, "password": password}})
+	} else {
+		res, err = a.call(ctx, "signIn", map[string]any{"email": email, "password": password})
+	}
 	if err == nil && res.IsError {
 		err = resultError(res)
 	}

@@ -21,6 +21,7 @@ func Paths() []Path {
 		{"graph", func(ctx context.Context, w *World) (Agent, error) { return NewGraphAgent(ctx, w, false) }},
 		{"graph+index", func(ctx context.Context, w *World) (Agent, error) { return NewGraphAgent(ctx, w, true) }},
 		{"mcp", func(ctx context.Context, w *World) (Agent, error) { return NewMCPAgent(ctx, w) }},
+		{"mcp-lean", func(ctx context.Context, w *World) (Agent, error) { return NewLeanMCPAgent(ctx, w) }},
 	}
 }
 
@@ -103,6 +104,8 @@ var Impossible = map[string]string{
 	"graph+index/revoke-token": "only a person",
 	"mcp/create-token":         "cannot hold",
 	"mcp/revoke-token":         "cannot hold",
+	"mcp-lean/create-token":    "cannot hold",
+	"mcp-lean/revoke-token":    "cannot hold",
 }
 
 // BrowserPaths are the paths through Playwright MCP and Chromium: the

@@ -68,6 +68,10 @@ func NewWorld(ctx context.Context) (*World, error) {
 	return w, nil
 }
 
+// leanMCPPath is where the world's store also serves its lean MCP
+// endpoint (mcp.Options.Lean), for the mcp-lean path.
+const leanMCPPath = "/mcp-lean"
+
 func (w *World) start(ctx context.Context) error {
 	db, err := shop.Open(ctx, filepath.Join(w.dir, "shop.db"))
 	if err != nil {
@@ -87,7 +91,8 @@ func (w *World) start(ctx context.Context) error {
 		return err
 	}
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	app := shop.New(w.Store, shop.Options{Logger: quiet, DefaultLimit: ratelimit.PerMinute(1<<20, 1<<20), MCPApprovalWait: 20 * time.Second})
+	app := shop.New(w.Store, shop.Options{Logger: quiet, DefaultLimit: ratelimit.PerMinute(1<<20, 1<<20), MCPApprovalWait: 20 * time.Second,
+		LeanMCPPath: leanMCPPath})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return err

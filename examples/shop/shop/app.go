@@ -83,6 +83,9 @@ type Options struct {
 	// MCPLean lists three MCP tools (readPage, siteIndex, callAction)
 	// instead of one per action (mcp.Options.Lean).
 	MCPLean bool
+	// LeanMCPPath, when set, also serves a lean MCP endpoint there, beside
+	// /mcp, for comparing the two on one store (the task benchmark).
+	LeanMCPPath string
 	// PasskeyOrigins are the origins people use passkeys from; the host
 	// of the first is the passkeys' RP ID, which must be a domain
 	// (http://localhost:8080 in development, never an IP address).
@@ -177,6 +180,9 @@ func New(store *Store, opts Options) *App {
 	a.register()
 	// Agents in MCP hosts reach the same actions at /mcp.
 	mcp.Mount(a.site, "/mcp", &mcp.Options{Logger: a.log, ApprovalWait: opts.MCPApprovalWait, Lean: opts.MCPLean})
+	if opts.LeanMCPPath != "" {
+		a.site.Mount(opts.LeanMCPPath, mcp.Handler(a.site, &mcp.Options{Logger: a.log, ApprovalWait: opts.MCPApprovalWait, Lean: true}))
+	}
 	if opts.Dev {
 		inspector.Mount(a.site)
 	}
