@@ -157,25 +157,46 @@ func (a *SnapshotAgent) tool(ctx context.Context, name string, args map[string]a
 
 // act runs a tool and keeps the page snapshot it gave, or reads one (this
 // version of Playwright MCP writes a navigation's snapshot to a file).
+// With WebMCP, the agent reads the page through its readPage tool (the
+// page as Markdown) instead, and takes a snapshot only when it must
+// press a button itself (ref).
 func (a *SnapshotAgent) act(ctx context.Context, name string, args map[string]any) (string, error) {
 	t, err := a.tool(ctx, name, args)
 	if err != nil {
 		return "", err
 	}
+	if a.webmcp {
+		if err := a.newTools(ctx); err != nil {
+			return "", err
+		}
+	}
 	if !strings.Contains(t, "```yaml") {
-		s, err := a.tool(ctx, "browser_snapshot", map[string]any{})
+		read := "browser_snapshot"
+		if a.webmcp && a.seen["webmcp_readPage"] {
+			read = "webmcp_readPage"
+		}
+		s, err := a.tool(ctx, read, map[string]any{})
 		if err != nil {
 			return "", err
 		}
 		t += s
 	}
 	a.snap = t
-	if a.webmcp {
-		if err := a.newTools(ctx); err != nil {
-			return "", err
-		}
-	}
 	return t, nil
+}
+
+// snapshot makes sure the last page read has its snapshot, whose element
+// refs a click needs.
+func (a *SnapshotAgent) snapshot(ctx context.Context) error {
+	if strings.Contains(a.snap, "```yaml") {
+		return nil
+	}
+	s, err := a.tool(ctx, "browser_snapshot", map[string]any{})
+	if err != nil {
+		return err
+	}
+	a.snap += s
+	return nil
 }
 
 // newTools logs the tools a page registered that the agent had not seen,
@@ -214,6 +235,9 @@ func (a *SnapshotAgent) ref(role, name string) (string, error) {
 }
 
 func (a *SnapshotAgent) click(ctx context.Context, role, name string) error {
+	if err := a.snapshot(ctx); err != nil {
+		return err
+	}
 	r, err := a.ref(role, name)
 	if err != nil {
 		return err
@@ -223,6 +247,9 @@ func (a *SnapshotAgent) click(ctx context.Context, role, name string) error {
 }
 
 func (a *SnapshotAgent) typeIn(ctx context.Context, role, name, text string, submit bool) error {
+	if err := a.snapshot(ctx); err != nil {
+		return err
+	}
 	r, err := a.ref(role, name)
 	if err != nil {
 		return err
