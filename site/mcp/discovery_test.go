@@ -1,4 +1,4 @@
-package site_test
+package mcp_test
 
 import (
 	"net/http"
