@@ -26,6 +26,7 @@ import (
 
 	"github.com/affordances-go/affordances/examples/shop/shop"
 	"github.com/affordances-go/affordances/site/inspector"
+	"github.com/affordances-go/affordances/site/ratelimit"
 	"github.com/affordances-go/affordances/site/ratelimit/redislimit"
 	"github.com/redis/go-redis/v9"
 )
@@ -34,7 +35,8 @@ func main() {
 	addr := flag.String("addr", "127.0.0.1:8080", "address to listen on, HOST:PORT")
 	dbPath := flag.String("db", "shop.db", "the SQLite database's path (created and seeded when missing), or a postgres:// URL")
 	redisURL := flag.String("redis", "", "a redis:// URL: count rate limits in Redis, shared by every instance (default: in memory)")
-	failClosed := flag.Bool("limiter-fail-closed", false, "deny calls (429) while Redis is unreachable, instead of allowing and counting them")
+	failClosed := flag.Bool("limiter-fail-closed", false, "deny calls (429) while Redis does not answer in time, instead of counting each instance's share of the limits in memory")
+	instances := flag.Int("instances", 1, "how many instances share -redis: while Redis does not answer, each allows 1/N of every limit")
 	dev := flag.Bool("dev", false, "development: serve the inspector at "+inspector.Path+" (a page and its graph side by side)")
 	adminAddr := flag.String("admin-addr", "", "a private HOST:PORT serving /metrics (Prometheus) and /healthz; off when empty")
 	mcpLean := flag.Bool("mcp-lean", false, "list three MCP tools (readPage, siteIndex, callAction) instead of one per action, for hosts that load many servers")
@@ -54,7 +56,7 @@ func main() {
 		os.Exit(2)
 	}
 	cf := config{addr: *addr, dbPath: *dbPath, approvals: *approvals, redisURL: *redisURL,
-		failClosed: *failClosed, dev: *dev, adminAddr: *adminAddr, pool: *pool, secretFile: *secretFile, mcpLean: *mcpLean}
+		failClosed: *failClosed, dev: *dev, adminAddr: *adminAddr, pool: *pool, secretFile: *secretFile, mcpLean: *mcpLean, instances: *instances}
 	if cf.origins, cf.proxies, err = parseDeployFlags(*origins, *proxies); err != nil {
 		fmt.Fprintln(os.Stderr, "shop:", err)
 		os.Exit(2)
@@ -73,7 +75,7 @@ type config struct {
 	mcpLean                           bool
 	origins                           []string
 	proxies                           []netip.Prefix
-	pool                              int
+	pool, instances                   int
 }
 
 // parseDeployFlags reads -origins and -trusted-proxies: origins such as
@@ -182,6 +184,11 @@ func run(cf config) error {
 		rdb := redis.NewClient(ro)
 		defer rdb.Close()
 		opts.Limiter = redislimit.New(rdb, nil)
+		if !failClosed {
+			// While Redis does not answer in time, each instance counts
+			// its share of every limit itself: degraded, never open.
+			opts.Limiter = ratelimit.NewDegrading(opts.Limiter, ratelimit.DegradeOptions{Instances: cf.instances, Logger: logger})
+		}
 	}
 	// Listen before building the shop, so that -addr 127.0.0.1:0 has its
 	// port for the passkeys' origin, and before printing it.

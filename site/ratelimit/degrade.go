@@ -1,0 +1,124 @@
+package ratelimit
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Degrading is a [Limiter] that asks a shared limiter (Redis, for several
+// instances) and, when that one cannot decide in time or is down, decides
+// with its own in-memory limiter sized as this instance's share of the
+// limit. A limit that fails over to local counts still holds: N instances
+// each allowing 1/N of the burst allow a caller at most about one burst,
+// where failing open would allow everything.
+//
+// After a failure it stops asking the shared limiter for Retry (a Redis
+// that is down or stalled would otherwise cost every call its timeout),
+// then asks again; the first answer puts it back on the shared count. It
+// logs each switch and counts the local decisions (Local).
+//
+// Fail-closed (deny while the shared limiter is down) is the site's
+// policy for a plain shared limiter; Degrading never reports the shared
+// limiter's errors.
+type Degrading struct {
+	shared    Limiter
+	local     *Memory
+	instances int
+	retry     time.Duration
+	now       func() time.Time
+	logger    *slog.Logger
+
+	mu        sync.Mutex
+	downUntil time.Time // while after now, decide locally without asking
+	down      bool      // on local counts since the last failure
+	local64   atomic.Int64
+	failures  atomic.Int64
+}
+
+// DegradeOptions configure a [Degrading] limiter.
+type DegradeOptions struct {
+	// Instances is how many instances share the limit: each one's local
+	// share is 1/Instances of the rate and of the burst, rounded up.
+	// Default: 1 (the whole limit: right for one instance, and an upper
+	// bound for more).
+	Instances int
+	// Retry is how long the shared limiter is left alone after it failed.
+	// Default: 1 s.
+	Retry time.Duration
+	// Logger logs the switches to local counts and back. Default:
+	// slog.Default().
+	Logger *slog.Logger
+	// Now is the clock. Default: time.Now.
+	Now func() time.Time
+}
+
+// NewDegrading returns a limiter that degrades from shared to local.
+func NewDegrading(shared Limiter, o DegradeOptions) *Degrading {
+	if o.Instances < 1 {
+		o.Instances = 1
+	}
+	if o.Retry <= 0 {
+		o.Retry = time.Second
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return &Degrading{shared: shared, local: NewMemory(o.Now), instances: o.Instances, retry: o.Retry, now: o.Now, logger: o.Logger}
+}
+
+// Share is one instance's share of a limit among n: the rate and the
+// burst divided by n, rounded up, never below one call.
+func Share(l Limit, n int) Limit {
+	if n <= 1 {
+		return l
+	}
+	div := func(v int) int { return max(1, (v+n-1)/n) }
+	return Limit{Rate: div(l.Rate), Per: l.Per, Burst: div(l.burst())}
+}
+
+// Allow implements [Limiter].
+func (d *Degrading) Allow(ctx context.Context, key string, l Limit) (Decision, error) {
+	if err := l.Valid(); err != nil {
+		return Decision{}, err
+	}
+	d.mu.Lock()
+	skip := d.now().Before(d.downUntil)
+	d.mu.Unlock()
+	if !skip {
+		dec, err := d.shared.Allow(ctx, key, l)
+		if err == nil {
+			d.mu.Lock()
+			back := d.down
+			d.down = false
+			d.mu.Unlock()
+			if back {
+				d.logger.Info("ratelimit: the shared limiter answers again; back on shared counts", "local decisions", d.local64.Load())
+			}
+			return dec, nil
+		}
+		d.failures.Add(1)
+		d.mu.Lock()
+		first := !d.down
+		d.down = true
+		d.downUntil = d.now().Add(d.retry)
+		d.mu.Unlock()
+		if first {
+			d.logger.Warn("ratelimit: the shared limiter does not answer; deciding with this instance's share of each limit",
+				"err", err, "instances", d.instances, "retry", d.retry)
+		}
+	}
+	d.local64.Add(1)
+	return d.local.Allow(ctx, key, Share(l, d.instances))
+}
+
+// Local is how many decisions were made with local counts.
+func (d *Degrading) Local() int64 { return d.local64.Load() }
+
+// Failures is how many times the shared limiter failed to decide.
+func (d *Degrading) Failures() int64 { return d.failures.Load() }

@@ -1,0 +1,97 @@
+package ratelimit_test
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/affordances-go/affordances/site/ratelimit"
+)
+
+// flaky is a shared limiter that fails while down is set.
+type flaky struct {
+	shared *ratelimit.Memory
+	down   atomic.Bool
+	asked  atomic.Int64
+}
+
+func (f *flaky) Allow(ctx context.Context, key string, l ratelimit.Limit) (ratelimit.Decision, error) {
+	f.asked.Add(1)
+	if f.down.Load() {
+		return ratelimit.Decision{}, errors.New("no answer within 100ms")
+	}
+	return f.shared.Allow(ctx, key, l)
+}
+
+// With the shared limiter down, each instance allows its share of the
+// burst, not everything; it stops asking for Retry, and goes back to the
+// shared count when that answers again.
+func TestDegrading_LocalShareWhileSharedIsDown(t *testing.T) {
+	now := time.Unix(1_800_000_000, 0)
+	clock := func() time.Time { return now }
+	f := &flaky{shared: ratelimit.NewMemory(clock)}
+	quiet := slog.New(slog.DiscardHandler)
+	a := ratelimit.NewDegrading(f, ratelimit.DegradeOptions{Instances: 2, Now: clock, Logger: quiet})
+	b := ratelimit.NewDegrading(f, ratelimit.DegradeOptions{Instances: 2, Now: clock, Logger: quiet})
+	lim := ratelimit.Limit{Rate: 30, Per: time.Hour, Burst: 30}
+	allowed := func(n int) int {
+		ok := 0
+		for i := range n {
+			l := a
+			if i%2 == 1 {
+				l = b
+			}
+			d, err := l.Allow(context.Background(), "caller", lim)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.Allowed {
+				ok++
+			}
+		}
+		return ok
+	}
+	f.down.Store(true)
+	if got := allowed(100); got != 30 {
+		t.Fatalf("two instances on local shares allowed %d of 100, want 15 each", got)
+	}
+	asked := f.asked.Load()
+	if asked != 2 {
+		t.Errorf("the shared limiter was asked %d times while down, want once per instance", asked)
+	}
+	if a.Local() != 50 || a.Failures() != 1 {
+		t.Errorf("local decisions %d, failures %d", a.Local(), a.Failures())
+	}
+	// Back: a fresh caller gets exactly its burst from the shared count.
+	f.down.Store(false)
+	now = now.Add(2 * time.Second)
+	ok := 0
+	for range 40 {
+		if d, _ := a.Allow(context.Background(), "fresh", lim); d.Allowed {
+			ok++
+		}
+	}
+	if ok != 30 {
+		t.Errorf("a fresh caller after the shared limiter came back: %d allowed, want its burst of 30", ok)
+	}
+}
+
+func TestShare(t *testing.T) {
+	for _, c := range []struct {
+		in   ratelimit.Limit
+		n    int
+		want ratelimit.Limit
+	}{
+		{ratelimit.Limit{Rate: 30, Per: time.Minute, Burst: 30}, 2, ratelimit.Limit{Rate: 15, Per: time.Minute, Burst: 15}},
+		{ratelimit.Limit{Rate: 10, Per: time.Minute, Burst: 5}, 3, ratelimit.Limit{Rate: 4, Per: time.Minute, Burst: 2}},
+		{ratelimit.Limit{Rate: 1, Per: time.Minute}, 4, ratelimit.Limit{Rate: 1, Per: time.Minute, Burst: 1}},
+		{ratelimit.Limit{Rate: 7, Per: time.Second, Burst: 7}, 1, ratelimit.Limit{Rate: 7, Per: time.Second, Burst: 7}},
+	} {
+		if got := ratelimit.Share(c.in, c.n); got != c.want {
+			t.Errorf("Share(%+v, %d) = %+v, want %+v", c.in, c.n, got, c.want)
+		}
+	}
+}
