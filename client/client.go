@@ -82,7 +82,8 @@ type Options struct {
 	// its Retry-After has passed (at most MaxRetryWait), when its answer
 	// was lost (a failed connection, a proxy's 502, 503 or 504), and
 	// after a 409 with Retry-After (a try of the call still runs on the
-	// site: asked again later, the key gets its answer).
+	// site: asked again later, the key gets its answer), and after a 503
+	// with Retry-After (the site could not reach its data for a moment).
 	// Every attempt carries the call's one Idempotency-Key, so a site
 	// that supports keys runs the call once. Default: 0.
 	Retries int
@@ -409,9 +410,12 @@ func (c *Client) postKey(ctx context.Context, pageURL string, call protocol.Call
 		}
 		// 409 with Retry-After: the first try of this key still runs on
 		// the site (its answer was lost on the way); asked again, the
-		// same key gets that answer. Any other 409 is final.
+		// same key gets that answer. Any other 409 is final. 503 with
+		// Retry-After: the site could not reach its data for a moment
+		// (a database restarting); the same key runs the call once.
 		running := res.StatusCode == http.StatusConflict && e.RetryAfter > 0
-		if (e.Code != protocol.CodeRateLimited && !running) || attempt >= c.opts.Retries {
+		unreachable := res.StatusCode == http.StatusServiceUnavailable && e.RetryAfter > 0
+		if (e.Code != protocol.CodeRateLimited && !running && !unreachable) || attempt >= c.opts.Retries {
 			return nil, cerr
 		}
 		if werr := c.wait(ctx, min(max(e.RetryAfter, time.Second), c.opts.MaxRetryWait)); werr != nil {

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -130,5 +131,43 @@ func TestClient_SendsOriginOnCookieCallsOnly(t *testing.T) {
 	client.New(client.Options{Token: "t"}).Call(ctx, srv.URL+"/p", "x", nil)
 	if origin.Load() != "" {
 		t.Errorf("bearer call sent Origin %q", origin.Load())
+	}
+}
+
+// A site that could not reach its data answers 503 unavailable with
+// Retry-After: the client asks again with the same key, and the call runs
+// once; a 503 without Retry-After is final.
+func TestClient_RetriesAnUnreachableSiteWithTheSameKey(t *testing.T) {
+	var calls atomic.Int32
+	keys := map[string]bool{}
+	var mu sync.Mutex
+	retryAfter := "1"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		keys[r.Header.Get(protocol.IdempotencyHeader)] = true
+		ra := retryAfter
+		mu.Unlock()
+		w.Header().Set("Content-Type", protocol.MediaType)
+		if calls.Add(1) < 3 {
+			if ra != "" {
+				w.Header().Set("Retry-After", ra)
+			}
+			w.WriteHeader(503)
+			w.Write([]byte(`{"ok":false,"error":{"code":"unavailable","message":"The site cannot reach its data just now."}}`))
+			return
+		}
+		w.Write([]byte(`{"ok":true}`))
+	}))
+	defer srv.Close()
+	c := client.New(client.Options{Retries: 3, MaxRetryWait: 10 * time.Millisecond})
+	if _, err := c.Call(ctx, srv.URL, "x", nil); err != nil || calls.Load() != 3 || len(keys) != 1 {
+		t.Fatalf("%v after %d calls with %d keys", err, calls.Load(), len(keys))
+	}
+	calls.Store(0)
+	mu.Lock()
+	retryAfter = ""
+	mu.Unlock()
+	if _, err := c.Call(ctx, srv.URL, "x", nil); !client.IsCode(err, protocol.CodeUnavailable) || calls.Load() != 1 {
+		t.Fatalf("a 503 without Retry-After: %v after %d calls", err, calls.Load())
 	}
 }

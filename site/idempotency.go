@@ -86,8 +86,7 @@ func (c *call) claimKey() *Error {
 	ctx := context.WithoutCancel(c.r.Context())
 	rec, claimed, err := c.site.opts.Idempotency.Claim(ctx, k.Scope, k.Key, k.Fingerprint, k.Claim, idempotencyLease, c.site.opts.IdempotencyTTL)
 	if err != nil {
-		c.site.opts.Logger.ErrorContext(ctx, "affordances: claiming an idempotency key", "err", err)
-		return newInternalError()
+		return c.site.failure(ctx, "claiming an idempotency key", err)
 	}
 	switch {
 	case claimed:

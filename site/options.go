@@ -172,6 +172,14 @@ type Options struct {
 	// for people-only actions and on the approval page (see [Presence];
 	// package site/presence implements it). Default: none.
 	Presence Presence
+	// Unreachable reports whether an error of the site's code (a loader,
+	// an action, the authenticator, the idempotency store) means its data
+	// could not be reached for a moment: such a failure answers 503
+	// unavailable with Retry-After, which clients retry with the call's
+	// Idempotency-Key, instead of 500 internal. Default: [Unreachable]
+	// (lost, refused and timed-out connections, a database shutting
+	// down).
+	Unreachable func(error) bool
 	// Discovery shapes the discovery files the site serves from its index
 	// (/llms.txt, the AI catalog, the MCP server card) and turns each off.
 	Discovery DiscoveryOptions
@@ -186,6 +194,9 @@ type Options struct {
 func withDefaults(o Options) Options {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
+	}
+	if o.Unreachable == nil {
+		o.Unreachable = Unreachable
 	}
 	if o.AuditLogger == nil {
 		o.AuditLogger = o.Logger

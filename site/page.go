@@ -209,9 +209,7 @@ func (p *Page) loadFailure(r *Request, err error) *Error {
 	if errors.Is(err, ErrNotFound) {
 		return newError(protocol.CodeNotFound, "no such page")
 	}
-	p.site.opts.Logger.ErrorContext(r.Context(), "affordances: page loader failed",
-		"route", p.route, "path", r.URL.Path, "err", err)
-	return newInternalError()
+	return p.site.failure(r.Context(), "page loader failed", err, "route", p.route, "path", r.URL.Path)
 }
 
 // checkFault turns a fault recorded on the state by the site's own code

@@ -353,8 +353,7 @@ func (s *Site) authenticate(hr *http.Request) (*Request, *Error) {
 	case errors.Is(err, ErrBadToken):
 		return nil, newBadTokenError()
 	default:
-		s.opts.Logger.ErrorContext(hr.Context(), "affordances: authenticator failed", "path", hr.URL.Path, "err", err)
-		return nil, newInternalError()
+		return nil, s.failure(hr.Context(), "authenticator failed", err, "path", hr.URL.Path)
 	}
 }
 

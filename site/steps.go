@@ -306,9 +306,7 @@ func (c *call) run() (*outcome, *Error) {
 		if e := handlerError(err); e != nil {
 			return nil, e
 		}
-		c.site.opts.Logger.ErrorContext(c.r.Context(), "affordances: action failed", "route", c.page.route,
-			"action", c.act.meta.Name, "err", err)
-		return nil, newInternalError()
+		return nil, c.site.failure(c.r.Context(), "action failed", err, "route", c.page.route, "action", c.act.meta.Name)
 	}
 	if redirect != "" && !IsLocalPath(redirect) {
 		// The action ran; where it sends the person is not a path of this
