@@ -34,14 +34,15 @@ import (
 // Before a confirm action's button, the agent asks the person in its
 // chat, as the graph path does for a session.
 type SnapshotAgent struct {
-	w      *World
-	webmcp bool            // the page's WebMCP tools, where they do the action
-	seen   map[string]bool // tools listed to the agent already
-	cs     *mcp.ClientSession
-	log    Log
-	graphs *client.Client // the script's eyes, not counted
-	dir    string
-	snap   string // the last snapshot read
+	w       *World
+	webmcp  bool            // the page's WebMCP tools, where they do the action
+	current map[string]bool // the tools the browser lists now (a page without the script has no readPage)
+	seen    map[string]bool // tools listed to the agent already
+	cs      *mcp.ClientSession
+	log     Log
+	graphs  *client.Client // the script's eyes, not counted
+	dir     string
+	snap    string // the last snapshot read
 }
 
 // PlaywrightMCP is Playwright MCP's command line in bench/tokens.
@@ -172,7 +173,7 @@ func (a *SnapshotAgent) act(ctx context.Context, name string, args map[string]an
 	}
 	if !strings.Contains(t, "```yaml") {
 		read := "browser_snapshot"
-		if a.webmcp && a.seen["webmcp_readPage"] {
+		if a.webmcp && a.current["webmcp_readPage"] {
 			read = "webmcp_readPage"
 		}
 		s, err := a.tool(ctx, read, map[string]any{})
@@ -208,7 +209,9 @@ func (a *SnapshotAgent) newTools(ctx context.Context) error {
 		return err
 	}
 	var fresh []*mcp.Tool
+	a.current = map[string]bool{}
 	for _, t := range list.Tools {
+		a.current[t.Name] = true
 		if !a.seen[t.Name] {
 			a.seen[t.Name] = true
 			fresh = append(fresh, t)

@@ -562,7 +562,7 @@ func TestCluster(t *testing.T) {
 		}
 	})
 
-	t.Run("6 postgres fast restart under load", func(t *testing.T) {
+	t.Run("7 postgres fast restart under load", func(t *testing.T) {
 		ctx := context.Background()
 		demo, err := c.instances[0].store.UserByEmail(ctx, shop.DemoEmail)
 		if err != nil {
