@@ -112,6 +112,13 @@ func (s *Site) execute(h http.Header, w who, p *Page, transport Transport, decod
 	c := &call{site: s, page: p, transport: transport, started: time.Now(), who: w, caller: w.r.Caller}
 	e := w.fail
 	if e == nil {
+		// Shed early: past the site's capacity, before the body is read.
+		var release func()
+		if release, e = s.admission.admit(w.r.Context()); e == nil {
+			defer release()
+		}
+	}
+	if e == nil {
 		t := c.stepStart()
 		e = decode(&c.decoded)
 		c.r.byPerson = c.personActs && c.from.navigate

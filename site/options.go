@@ -180,6 +180,16 @@ type Options struct {
 	// (lost, refused and timed-out connections, a database shutting
 	// down).
 	Unreachable func(error) bool
+	// MaxInFlight, when above zero, is how many calls the site runs at
+	// once, on every door (agents' POSTs, forms, MCP): past it, up to
+	// MaxQueued more wait QueueWait for a slot (default 100 ms), and the
+	// others are refused at once, before their body is read, with 503
+	// unavailable and Retry-After: 1, which clients retry with the call's
+	// key. Reads are not held. [Site.Shed] counts the refusals. Default:
+	// no limit.
+	MaxInFlight int
+	MaxQueued   int
+	QueueWait   time.Duration
 	// Discovery shapes the discovery files the site serves from its index
 	// (/llms.txt, the AI catalog, the MCP server card) and turns each off.
 	Discovery DiscoveryOptions
@@ -197,6 +207,9 @@ func withDefaults(o Options) Options {
 	}
 	if o.Unreachable == nil {
 		o.Unreachable = Unreachable
+	}
+	if o.QueueWait <= 0 {
+		o.QueueWait = 100 * time.Millisecond
 	}
 	if o.AuditLogger == nil {
 		o.AuditLogger = o.Logger

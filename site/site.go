@@ -40,6 +40,8 @@ type Site struct {
 
 	httpsOrigins bool // every configured origin is https (see Secure)
 
+	admission *admission // Options.MaxInFlight: calls past it are shed
+
 	mounts  []mount // handlers of other transports, such as the MCP endpoint
 	mcpPath string  // where MountMCP mounted the MCP endpoint, for the index
 }
@@ -49,6 +51,7 @@ type Site struct {
 // invalid default limit), like the other registration errors.
 func New(opts Options) *Site {
 	s := &Site{opts: withDefaults(opts), check: http.NewServeMux()}
+	s.admission = newAdmission(s.opts)
 	if o, ok := s.opts.Idempotency.(idempotency.Optimistic); ok {
 		s.keysAfter = o.ClaimsOnCommit()
 	}

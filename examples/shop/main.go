@@ -36,6 +36,7 @@ func main() {
 	dbPath := flag.String("db", "shop.db", "the SQLite database's path (created and seeded when missing), or a postgres:// URL")
 	redisURL := flag.String("redis", "", "a redis:// URL: count rate limits in Redis, shared by every instance (default: in memory)")
 	failClosed := flag.Bool("limiter-fail-closed", false, "deny calls (429) while Redis does not answer in time, instead of counting each instance's share of the limits in memory")
+	maxInFlight := flag.Int("max-in-flight", 0, "calls run at once; past it (and a short queue of as many) calls answer 503 with Retry-After at once; 0: no limit")
 	instances := flag.Int("instances", 1, "how many instances share -redis: while Redis does not answer, each allows 1/N of every limit")
 	dev := flag.Bool("dev", false, "development: serve the inspector at "+inspector.Path+" (a page and its graph side by side)")
 	adminAddr := flag.String("admin-addr", "", "a private HOST:PORT serving /metrics (Prometheus) and /healthz; off when empty")
@@ -56,7 +57,7 @@ func main() {
 		os.Exit(2)
 	}
 	cf := config{addr: *addr, dbPath: *dbPath, approvals: *approvals, redisURL: *redisURL,
-		failClosed: *failClosed, dev: *dev, adminAddr: *adminAddr, pool: *pool, secretFile: *secretFile, mcpLean: *mcpLean, instances: *instances}
+		failClosed: *failClosed, dev: *dev, adminAddr: *adminAddr, pool: *pool, secretFile: *secretFile, mcpLean: *mcpLean, instances: *instances, maxInFlight: *maxInFlight}
 	if cf.origins, cf.proxies, err = parseDeployFlags(*origins, *proxies); err != nil {
 		fmt.Fprintln(os.Stderr, "shop:", err)
 		os.Exit(2)
@@ -75,7 +76,7 @@ type config struct {
 	mcpLean                           bool
 	origins                           []string
 	proxies                           []netip.Prefix
-	pool, instances                   int
+	pool, instances, maxInFlight      int
 }
 
 // parseDeployFlags reads -origins and -trusted-proxies: origins such as
@@ -158,7 +159,7 @@ func run(cf config) error {
 	}
 	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	opts := shop.Options{Logger: logger, NoApprovals: !approvals, LimiterFailClosed: failClosed, Dev: dev,
-		Origins: cf.origins, TrustedProxies: cf.proxies, Secret: secret, MCPLean: cf.mcpLean}
+		Origins: cf.origins, TrustedProxies: cf.proxies, Secret: secret, MCPLean: cf.mcpLean, MaxInFlight: cf.maxInFlight}
 	// Telemetry: metrics when an admin address is given, traces when the
 	// standard OTLP variables name an endpoint.
 	traces := os.Getenv("OTEL_EXPORTER_OTLP_ENDPOINT") != "" || os.Getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") != ""

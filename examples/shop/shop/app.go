@@ -83,6 +83,9 @@ type Options struct {
 	// MCPLean lists three MCP tools (readPage, siteIndex, callAction)
 	// instead of one per action (mcp.Options.Lean).
 	MCPLean bool
+	// MaxInFlight bounds the calls run at once (site.Options.MaxInFlight,
+	// with a queue of as many): past it calls answer 503 at once.
+	MaxInFlight int
 	// LeanMCPPath, when set, also serves a lean MCP endpoint there, beside
 	// /mcp, for comparing the two on one store (the task benchmark).
 	LeanMCPPath string
@@ -156,6 +159,8 @@ func New(store *Store, opts Options) *App {
 		IdempotencySecret: opts.Secret,
 		DefaultLimit:      opts.DefaultLimit,
 		Limiter:           opts.Limiter,
+		MaxInFlight:       opts.MaxInFlight,
+		MaxQueued:         opts.MaxInFlight,
 		LimiterFailClosed: opts.LimiterFailClosed,
 		NotFound:          http.HandlerFunc(a.notFound),
 		ConfirmView: template.Must(template.New("confirm.html").Funcs(site.Funcs()).Funcs(funcs).
