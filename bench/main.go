@@ -34,7 +34,7 @@ type Row struct {
 
 func main() {
 	smoke := flag.Bool("smoke", false, "run every measurement once on tiny counts; assert nothing")
-	only := flag.String("only", "", "run one group: overhead, observability, throughput, agents, mcp, tokens, cluster, tasks, model")
+	only := flag.String("only", "", "run one group: overhead, observability, throughput, agents, mcp, tokens, cluster, tasks, model, soak")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the run to this file")
 	flag.StringVar(&tasksSVG, "tasks-svg", "", "write the task benchmark's plot (tokens per task and path) to this SVG file")
 	flag.Parse()
@@ -69,6 +69,7 @@ func main() {
 		{"cluster", clusterThroughput},
 		{"tasks", taskBench},
 		{"model", modelBench},
+		{"soak", soak},
 	}
 	tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "MEASUREMENT\tOURS\tBASELINE\tRATIO\tGOAL\tMET\tNOTE")
