@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -137,16 +138,50 @@ func (e *Env) do(ctx context.Context, method, target string, body []byte, header
 			req.Header.Set(header[i], header[i+1])
 		}
 	}
-	res, err := e.http.Do(req)
-	if err != nil {
-		return nil, err
+	var body0 []byte
+	if body != nil {
+		body0 = body
 	}
-	defer res.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(res.Body, 16<<20))
-	if err != nil {
-		return nil, err
+	for attempt := 0; ; attempt++ {
+		res, err := e.http.Do(req)
+		if err != nil {
+			return nil, err
+		}
+		b, err := io.ReadAll(io.LimitReader(res.Body, 16<<20))
+		res.Body.Close()
+		if err != nil {
+			return nil, err
+		}
+		out := &response{status: res.StatusCode, header: res.Header, body: b}
+		// A site briefly without its data, or busy, answers 503
+		// unavailable with Retry-After: the checker waits as asked and
+		// asks again (twice at most), as an agent would, rather than
+		// judge the site on a moment's outage.
+		wait, werr := strconv.Atoi(res.Header.Get("Retry-After"))
+		if res.StatusCode != http.StatusServiceUnavailable || !out.mediaType() || werr != nil || wait > 5 || attempt >= 2 {
+			return out, nil
+		}
+		select {
+		case <-ctx.Done():
+			return out, nil
+		case <-time.After(time.Duration(max(wait, 1)) * time.Second):
+		}
+		req, err = http.NewRequestWithContext(ctx, method, target, bytesReader(body0))
+		if err != nil {
+			return nil, err
+		}
+		for k, v := range res.Request.Header {
+			req.Header[k] = v
+		}
 	}
-	return &response{status: res.StatusCode, header: res.Header, body: b}, nil
+}
+
+// bytesReader is a body to send again; nil for none.
+func bytesReader(b []byte) io.Reader {
+	if b == nil {
+		return nil
+	}
+	return strings.NewReader(string(b))
 }
 
 // withCredentials adds the checker's credentials to a request's header

@@ -83,9 +83,10 @@ Flags (anywhere on the line):
   --no-wait            the same as --wait 0
   --approval URL       complete a call the person approved at that URL
   --retries N          send a call again up to N times, with its one Idempotency-Key:
-                       after a 429 or a 409 whose first try still runs (waiting as
-                       the server asks), and when its answer was lost (a cut
-                       connection, a proxy's 502, 503 or 504)
+                       after a 429, a 409 whose first try still runs, or a 503 of a
+                       site briefly without its data or busy (waiting as the server
+                       asks), and when its answer was lost (a cut connection, a
+                       proxy's 502, 503 or 504)
   --timeout DURATION   per request (default 30s)
   --user-agent UA      the User-Agent to send
 
