@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -320,5 +321,51 @@ func TestMCP_IdempotencyKeyInMeta(t *testing.T) {
 	}
 	if c, _ := s.Store.Cart(context.Background(), shop.CartOwner{UserID: demo}); c.Count != 1 {
 		t.Errorf("%d in the cart after calls with bad keys", c.Count)
+	}
+}
+
+// A confirmation waiting on a person holds nothing past its deadline:
+// once an undecided call has answered (MCPApprovalWait) and the host has
+// gone, the process is back to the goroutines it had before the host came.
+func TestMCP_AnUndecidedApprovalHoldsNoGoroutine(t *testing.T) {
+	s := shoptest.StartWith(t, shop.Options{MCPApprovalWait: 300 * time.Millisecond})
+	quiet := func() int {
+		// Idle keep-alive connections are the HTTP client's, not the
+		// endpoint's: closed, so that what is left is what the calls held.
+		http.DefaultTransport.(*http.Transport).CloseIdleConnections()
+		for range 5 {
+			runtime.GC()
+			time.Sleep(50 * time.Millisecond)
+		}
+		return runtime.NumGoroutine()
+	}
+	before := quiet()
+	for range 5 {
+		cs := mcpConnect(t, s.URL, s.Token, &sdk.ClientOptions{
+			Capabilities: &sdk.ClientCapabilities{Elicitation: &sdk.ElicitationCapabilities{URL: &sdk.URLElicitationCapabilities{}}},
+			ElicitationHandler: func(context.Context, *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+				return &sdk.ElicitResult{Action: "accept"}, nil // the page opened; nobody decides
+			},
+		})
+		cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "addToCart", Arguments: map[string]any{"page": "/products/heavyweight-tee", "sku": "TEE-BLK-M"}})
+		res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "placeOrder", Arguments: map[string]any{}})
+		if err != nil || toolDelta(t, res).Error == nil || toolDelta(t, res).Error.Code != protocol.CodeConfirmRequired {
+			t.Fatalf("an undecided approval: %v %+v", err, res)
+		}
+		cs.Close()
+	}
+	var after int
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
+		if after = quiet(); after <= before+2 {
+			break
+		}
+	}
+	t.Logf("undecided approvals: goroutines %d before 5 hosts, %d after", before, after)
+	if after > before+2 {
+		buf := make([]byte, 1<<16)
+		t.Errorf("goroutines %d after 5 undecided approvals, %d before:\n%s", after, before, buf[:runtime.Stack(buf, true)])
+	}
+	if s.Orders(t) != 0 {
+		t.Error("an undecided approval placed an order")
 	}
 }
