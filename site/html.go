@@ -153,6 +153,10 @@ func (s *Site) serveHTML(w http.ResponseWriter, hr *http.Request, p *Page) {
 		s.htmlFailure(w, hr, e)
 		return
 	}
+	// What the page's loaders set for the person (a cookie that carries a
+	// one-time notice, cleared as it is shown) goes with the page. Only
+	// here: a form's failure page must not send what its action set.
+	r.flushHeader(w.Header())
 	v := &View{State: st, Request: r, Route: p.route, page: p}
 	if f := htmlform.TakeFlash(w, hr, s.Secure(hr)); f.Message != "" || f.Form != nil {
 		w.Header().Set("Cache-Control", "private, no-store")
@@ -191,16 +195,12 @@ func (s *Site) renderPage(w http.ResponseWriter, r *Request, p *Page, v *View, s
 		return
 	}
 	advertiseGraph(w.Header())
-	s.advertiseCatalog(w.Header())
+	for _, l := range s.moreLinks() {
+		w.Header().Add("Link", l)
+	}
 	p.setCaching(w.Header(), r, status)
-	if r.header != nil {
-		// What the page's loaders set for the person (a cookie that
-		// carries a one-time notice, cleared as it is shown) goes with
-		// the page, which no shared cache may then keep.
-		r.flushHeader(w.Header())
-		if w.Header().Get("Set-Cookie") != "" {
-			w.Header().Set("Cache-Control", "private, no-store")
-		}
+	if w.Header().Get("Set-Cookie") != "" {
+		w.Header().Set("Cache-Control", "private, no-store") // a page that sets a cookie is that person's
 	}
 	body := buf.Bytes()
 	if s.opts.WebMCP {
