@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -124,9 +125,32 @@ func (e *Env) origin() string { return e.base.Scheme + "://" + e.base.Host }
 // cookie, with the site's own Origin on a post, as a browser sends it.
 func (e *Env) do(ctx context.Context, method, target string, body []byte, header ...string) (*response, error) {
 	header = e.withCredentials(method, header)
+	for attempt := 0; ; attempt++ {
+		out, err := e.send(ctx, method, target, body, header)
+		if err != nil {
+			return nil, err
+		}
+		// A site briefly without its data, or busy, answers 503
+		// unavailable with Retry-After: the checker waits as asked and
+		// asks again (twice at most), as an agent would, rather than
+		// judge the site on a moment's outage.
+		wait, werr := strconv.Atoi(out.header.Get("Retry-After"))
+		if out.status != http.StatusServiceUnavailable || !out.mediaType() || werr != nil || wait > 5 || attempt >= 2 {
+			return out, nil
+		}
+		select {
+		case <-ctx.Done():
+			return out, nil
+		case <-time.After(time.Duration(max(wait, 1)) * time.Second):
+		}
+	}
+}
+
+// send sends one request with the header pairs and reads its answer.
+func (e *Env) send(ctx context.Context, method, target string, body []byte, header []string) (*response, error) {
 	var r io.Reader
 	if body != nil {
-		r = strings.NewReader(string(body))
+		r = bytes.NewReader(body)
 	}
 	req, err := http.NewRequestWithContext(ctx, method, target, r)
 	if err != nil {
@@ -138,50 +162,16 @@ func (e *Env) do(ctx context.Context, method, target string, body []byte, header
 			req.Header.Set(header[i], header[i+1])
 		}
 	}
-	var body0 []byte
-	if body != nil {
-		body0 = body
+	res, err := e.http.Do(req)
+	if err != nil {
+		return nil, err
 	}
-	for attempt := 0; ; attempt++ {
-		res, err := e.http.Do(req)
-		if err != nil {
-			return nil, err
-		}
-		b, err := io.ReadAll(io.LimitReader(res.Body, 16<<20))
-		res.Body.Close()
-		if err != nil {
-			return nil, err
-		}
-		out := &response{status: res.StatusCode, header: res.Header, body: b}
-		// A site briefly without its data, or busy, answers 503
-		// unavailable with Retry-After: the checker waits as asked and
-		// asks again (twice at most), as an agent would, rather than
-		// judge the site on a moment's outage.
-		wait, werr := strconv.Atoi(res.Header.Get("Retry-After"))
-		if res.StatusCode != http.StatusServiceUnavailable || !out.mediaType() || werr != nil || wait > 5 || attempt >= 2 {
-			return out, nil
-		}
-		select {
-		case <-ctx.Done():
-			return out, nil
-		case <-time.After(time.Duration(max(wait, 1)) * time.Second):
-		}
-		req, err = http.NewRequestWithContext(ctx, method, target, bytesReader(body0))
-		if err != nil {
-			return nil, err
-		}
-		for k, v := range res.Request.Header {
-			req.Header[k] = v
-		}
+	defer res.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(res.Body, 16<<20))
+	if err != nil {
+		return nil, err
 	}
-}
-
-// bytesReader is a body to send again; nil for none.
-func bytesReader(b []byte) io.Reader {
-	if b == nil {
-		return nil
-	}
-	return strings.NewReader(string(b))
+	return &response{status: res.StatusCode, header: res.Header, body: b}, nil
 }
 
 // withCredentials adds the checker's credentials to a request's header

@@ -114,7 +114,7 @@ func (s *Site) LLMsTxt(hr *http.Request) string {
 	fmt.Fprintf(&b, "- [Site index](%s%s): every route and action, for planning without opening pages\n", origin, protocol.WellKnownPath)
 	if idx.MCP != "" {
 		fmt.Fprintf(&b, "- [MCP endpoint](%s%s): the same actions as MCP tools (streamable HTTP)\n", origin, idx.MCP)
-		if !s.opts.Discovery.NoAICatalog {
+		if s.servesCatalog() {
 			fmt.Fprintf(&b, "- [AI catalog](%s%s)\n", origin, AICatalogPath)
 		}
 	}
@@ -162,7 +162,7 @@ func (s *Site) ServerCard(hr *http.Request) map[string]any {
 func (s *Site) AICatalog(hr *http.Request) map[string]any {
 	host := hostOnly(hr.Host)
 	entries := []any{}
-	if s.mcpPath != "" && !s.opts.Discovery.NoServerCard {
+	if s.servesCard() {
 		idx := s.publicIndex(hr)
 		name := s.opts.Name
 		if name == "" {
@@ -242,17 +242,22 @@ func (s *Site) serveDiscovery(path string) http.HandlerFunc {
 	}
 }
 
+// servesCatalog and servesCard report whether the site serves the AI
+// catalog and the MCP server card: it has an MCP endpoint, and the file
+// is not turned off.
+func (s *Site) servesCatalog() bool { return s.mcpPath != "" && !s.opts.Discovery.NoAICatalog }
+func (s *Site) servesCard() bool    { return s.mcpPath != "" && !s.opts.Discovery.NoServerCard }
+
 // discoveryPaths are the files this site serves.
 func (s *Site) discoveryPaths() []string {
-	o := s.opts.Discovery
 	var out []string
-	if !o.NoLLMsTxt {
+	if !s.opts.Discovery.NoLLMsTxt {
 		out = append(out, LLMsTxtPath)
 	}
-	if s.mcpPath != "" && !o.NoAICatalog {
+	if s.servesCatalog() {
 		out = append(out, AICatalogPath)
 	}
-	if s.mcpPath != "" && !o.NoServerCard {
+	if s.servesCard() {
 		out = append(out, ServerCardPath, ServerCardAliasPath)
 	}
 	return out
@@ -262,7 +267,7 @@ func (s *Site) discoveryPaths() []string {
 // and agents find the discovery files: the catalog's Agentmap. Empty
 // when the site serves no catalog.
 func (s *Site) RobotsLines(hr *http.Request) string {
-	if s.mcpPath == "" || s.opts.Discovery.NoAICatalog {
+	if !s.servesCatalog() {
 		return ""
 	}
 	return "Agentmap: " + s.Origin(hr) + AICatalogPath + "\n"
@@ -279,10 +284,11 @@ func hostOnly(host string) string {
 // reverseDNS writes a host the way MCP names servers: example.com as
 // com.example.
 func reverseDNS(host string) string {
-	parts := strings.Split(hostOnly(host), ".")
-	if net.ParseIP(hostOnly(host)) != nil {
-		return strings.ReplaceAll(hostOnly(host), ":", "-")
+	host = hostOnly(host)
+	if net.ParseIP(host) != nil {
+		return strings.ReplaceAll(host, ":", "-")
 	}
+	parts := strings.Split(host, ".")
 	for i, j := 0, len(parts)-1; i < j; i, j = i+1, j-1 {
 		parts[i], parts[j] = parts[j], parts[i]
 	}

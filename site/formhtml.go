@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"html"
 	"html/template"
-	"maps"
-	"slices"
 
 	"github.com/affordances-go/affordances/internal/htmlform"
 	"github.com/affordances-go/affordances/internal/words"
@@ -37,11 +35,8 @@ func actionForm(v *View, name string, presets ...any) (template.HTML, error) {
 	}
 	f := htmlform.Form{Action: name, Description: a.meta.Description, Input: a.input,
 		Available: d.Available, Reason: d.Reason, Confirm: a.meta.Expose == protocol.ExposeConfirm, NoTool: a.meta.PeopleOnly,
-		Fixed: map[string]string{}, Button: words.FromIdentifier(name), Presence: a.meta.PeopleOnly && v.page.site.opts.Presence != nil,
-		Failed: v.FailedAction == name && v.Error != nil, FieldError: v.FieldError, Values: v.Form.Get}
-	if ff := v.page.site.opts.FormFields; ff != nil && v.Request != nil {
-		f.Hidden = ff(v.Request.Request)
-	}
+		Fixed: map[string]string{}, Button: words.FromIdentifier(name), Presence: v.presence(a),
+		Failed: v.FailedAction == name && v.Error != nil, FieldError: v.FieldError, Values: v.Form.Get, Hidden: v.appFields()}
 	for i := 0; i < len(presets); i += 2 {
 		k, val := fmt.Sprint(presets[i]), fmt.Sprint(presets[i+1])
 		if k == FormButtonPreset {
@@ -65,15 +60,20 @@ func actionFields(v *View, name string) (template.HTML, error) {
 	if v == nil || v.page == nil {
 		return "", fmt.Errorf("actionFields: the first argument must be the page's View (.)")
 	}
-	out := string(actionField(name))
+	return template.HTML(htmlform.HiddenFields(name, v.appFields(), v.presence(v.page.byName[name]))), nil
+}
+
+// appFields are the application's fields for the view's forms
+// (Options.FormFields), nil without any.
+func (v *View) appFields() map[string]string {
 	if ff := v.page.site.opts.FormFields; ff != nil && v.Request != nil {
-		hidden := ff(v.Request.Request)
-		for _, k := range slices.Sorted(maps.Keys(hidden)) {
-			out += `<input type="hidden" name="` + html.EscapeString(k) + `" value="` + html.EscapeString(hidden[k]) + `">`
-		}
+		return ff(v.Request.Request)
 	}
-	if a := v.page.byName[name]; a != nil && a.meta.PeopleOnly && v.page.site.opts.Presence != nil {
-		out += `<input type="hidden" name="` + FormPresenceField + `" value="">`
-	}
-	return template.HTML(out), nil
+	return nil
+}
+
+// presence reports whether a's form carries a proof of presence: a
+// people-only action of a site with a Presence.
+func (v *View) presence(a *action) bool {
+	return a != nil && a.meta.PeopleOnly && v.page.site.opts.Presence != nil
 }

@@ -16,18 +16,10 @@ func advertiseGraph(h http.Header) {
 	h.Set("Link", advertise.LinkValue)
 }
 
-// advertiseCatalog adds the Link to the site's AI catalog, when it serves
-// one.
-func (s *Site) advertiseCatalog(h http.Header) {
-	if s.mcpPath != "" && !s.opts.Discovery.NoAICatalog {
-		h.Add("Link", catalogLink)
-	}
-}
-
-// moreLinks are the Link values a wrapped application's HTML gains beside
-// the graph's.
+// moreLinks are the Link values the HTML of a page with a graph gains
+// beside the graph's: the site's AI catalog, when it serves one.
 func (s *Site) moreLinks() []string {
-	if s.mcpPath != "" && !s.opts.Discovery.NoAICatalog {
+	if s.servesCatalog() {
 		return []string{catalogLink}
 	}
 	return nil

@@ -55,6 +55,23 @@ type Form struct {
 	Values     func(field string) string
 }
 
+// HiddenFields writes the hidden fields every form of an action carries:
+// the field naming the action, the empty field a presence script fills
+// (presence), and the application's own fields (its CSRF token), sorted.
+// The library's forms and the forms written by hand share it.
+func HiddenFields(action string, hidden map[string]string, presence bool) string {
+	esc := html.EscapeString
+	var b strings.Builder
+	fmt.Fprintf(&b, `<input type="hidden" name="%s" value="%s">`, ActionField, esc(action))
+	if presence {
+		fmt.Fprintf(&b, `<input type="hidden" name="%s" value="">`, PresenceField)
+	}
+	for _, k := range slices.Sorted(maps.Keys(hidden)) {
+		fmt.Fprintf(&b, `<input type="hidden" name="%s" value="%s">`, esc(k), esc(hidden[k]))
+	}
+	return b.String()
+}
+
 // HTML writes the form: the hidden fields, a labelled control for each
 // input property, the button, and the reason an unavailable action
 // cannot run now.
@@ -66,13 +83,7 @@ func (f Form) HTML() string {
 		presence = " data-presence"
 	}
 	fmt.Fprintf(&b, `<form method="post" class="affordances-action" data-action="%s"%s%s>`, esc(f.Action), f.toolAttrs(), presence)
-	fmt.Fprintf(&b, `<input type="hidden" name="%s" value="%s">`, ActionField, esc(f.Action))
-	if f.Presence {
-		fmt.Fprintf(&b, `<input type="hidden" name="%s" value="">`, PresenceField)
-	}
-	for _, k := range slices.Sorted(maps.Keys(f.Hidden)) {
-		fmt.Fprintf(&b, `<input type="hidden" name="%s" value="%s">`, esc(k), esc(f.Hidden[k]))
-	}
+	b.WriteString(HiddenFields(f.Action, f.Hidden, f.Presence))
 	var props []schema.Property
 	required := map[string]bool{}
 	if f.Input != nil {

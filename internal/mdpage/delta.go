@@ -16,6 +16,7 @@ import (
 // to go next. It is what the agent needs to see the outcome without
 // reading the page again.
 func Delta(d protocol.Delta) string {
+	var sections []string // each without its trailing newline, joined by a blank line
 	var b strings.Builder
 	switch {
 	case d.OK:
@@ -23,25 +24,26 @@ func Delta(d protocol.Delta) string {
 		if msg == "" {
 			msg = "Done."
 		}
-		fmt.Fprintf(&b, "Done: %s\n", msg)
+		fmt.Fprintf(&b, "Done: %s", msg)
 	case d.Error != nil:
-		fmt.Fprintf(&b, "Not done (%s): %s\n", d.Error.Code, oneLine(d.Error.Message))
+		fmt.Fprintf(&b, "Not done (%s): %s", d.Error.Code, oneLine(d.Error.Message))
 		for _, is := range d.Error.Issues {
-			fmt.Fprintf(&b, "- `%s`: %s\n", oneLine(is.Path), oneLine(is.Message))
-		}
-		if d.ApprovalURL != "" {
-			fmt.Fprintf(&b, "\nThe person decides on the approval page: <%s>\n", escapeURL(d.ApprovalURL))
+			fmt.Fprintf(&b, "\n- `%s`: %s", oneLine(is.Path), oneLine(is.Message))
 		}
 	default:
-		b.WriteString("Not done.\n")
+		b.WriteString("Not done.")
+	}
+	sections = append(sections, b.String())
+	if d.Error != nil && d.ApprovalURL != "" {
+		sections = append(sections, fmt.Sprintf("The person decides on the approval page: <%s>", escapeURL(d.ApprovalURL)))
 	}
 	if d.Output != nil {
 		if j, err := json.Marshal(d.Output); err == nil && string(j) != "{}" {
-			fmt.Fprintf(&b, "\nOutput: `%s`\n", strings.ReplaceAll(string(j), "`", "\\u0060"))
+			sections = append(sections, fmt.Sprintf("Output: `%s`", strings.ReplaceAll(string(j), "`", "\\u0060")))
 		}
 	}
 	if len(d.Changed) > 0 {
-		b.WriteString("\n## Changed\n\n")
+		sections = append(sections, "## Changed")
 		names := make([]string, 0, len(d.Changed))
 		for k := range d.Changed {
 			names = append(names, k)
@@ -52,20 +54,21 @@ func Delta(d protocol.Delta) string {
 			if err != nil {
 				continue
 			}
-			fmt.Fprintf(&b, "**%s**\n\n```json\n%s\n```\n\n", oneLine(k), strings.ReplaceAll(string(j), "```", "`\u200b``"))
+			sections = append(sections, "**"+oneLine(k)+"**", "```json\n"+strings.ReplaceAll(string(j), "```", "`\u200b``")+"\n```")
 		}
 	}
 	if len(d.ActionsAdded) > 0 {
-		b.WriteString("\n## Actions that changed\n\n")
-		for _, a := range d.ActionsAdded {
-			writeAction(&b, a)
+		var a strings.Builder
+		for _, ad := range d.ActionsAdded {
+			writeAction(&a, ad)
 		}
+		sections = append(sections, "## Actions that changed", strings.TrimRight(a.String(), "\n"))
 	}
 	if len(d.ActionsRemoved) > 0 {
-		fmt.Fprintf(&b, "\nNo longer possible here: `%s`.\n", strings.Join(d.ActionsRemoved, "`, `"))
+		sections = append(sections, fmt.Sprintf("No longer possible here: `%s`.", strings.Join(d.ActionsRemoved, "`, `")))
 	}
 	if d.Redirect != "" {
-		fmt.Fprintf(&b, "\nNext page: <%s>\n", escapeURL(d.Redirect))
+		sections = append(sections, fmt.Sprintf("Next page: <%s>", escapeURL(d.Redirect)))
 	}
-	return strings.TrimRight(strings.ReplaceAll(b.String(), "\n\n\n", "\n\n"), "\n") + "\n"
+	return strings.Join(sections, "\n\n") + "\n"
 }

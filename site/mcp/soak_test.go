@@ -3,7 +3,6 @@ package mcp_test
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -145,5 +144,4 @@ func TestSoak_TheEndpointLeavesNothingBehind(t *testing.T) {
 	if h1 > h0+16<<20 {
 		t.Errorf("heap %d KiB after the soak, %d before", h1>>10, h0>>10)
 	}
-	_ = fmt.Sprint()
 }

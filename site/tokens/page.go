@@ -226,12 +226,7 @@ func (k *Kit) Describe(g Grant) string {
 	default:
 		words := make([]string, len(g.Actions))
 		for i, a := range g.Actions {
-			words[i] = a
-			for _, c := range k.opts.Actions {
-				if c.Action == a && c.Words != "" {
-					words[i] = c.Words
-				}
-			}
+			words[i] = k.words(a)
 		}
 		parts = append(parts, "only "+strings.Join(words, ", "))
 	}
@@ -249,6 +244,8 @@ func (k *Kit) Describe(g Grant) string {
 	return strings.Join(parts, "; ")
 }
 
+// words is an action in the person's words, its name when the kit has
+// none.
 func (k *Kit) words(action string) string {
 	for _, c := range k.opts.Actions {
 		if c.Action == action && c.Words != "" {

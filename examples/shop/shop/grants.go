@@ -180,10 +180,3 @@ type OrderGrant struct {
 	TokenID int64
 	Grant   Grant
 }
-
-// Describe says what a grant allows, as the account page shows it (in
-// the token kit's words).
-func (g Grant) Describe() string { return describeKit.Describe(g.kitGrant()) }
-
-// describeKit is a kit with the store's offer, for Describe.
-var describeKit = tokens.New(tokens.NewMemory(), tokens.Options{Actions: tokenChoices, Standing: standingOffer})

@@ -83,10 +83,6 @@ func userOfAccount(account string) int64 {
 	return id
 }
 
-// Kit is the store's token kit: the account page's view and actions, and
-// bearer tokens for the authenticator.
-func (s *Store) Kit() *tokens.Kit { return s.kit }
-
 // sessionReveal keeps a new token for the person's next view of the
 // account page in their session's sealed flash, not in a cookie.
 type sessionReveal struct{ s *Store }
