@@ -108,3 +108,40 @@ func TestAdmission_AShortQueue(t *testing.T) {
 		t.Errorf("the first call: %d", first)
 	}
 }
+
+// A refused call costs the site no work of the app's: it is refused
+// before the caller is authenticated (for most sites a database read),
+// so that shedding stays cheap when the site is busiest.
+func TestAdmission_RefusedBeforeAuthentication(t *testing.T) {
+	gate := make(chan struct{})
+	var authenticated, ran atomic.Int64
+	s := site.New(site.Options{Logger: slog.New(slog.DiscardHandler), MaxInFlight: 1,
+		Auth: site.AuthFunc(func(r *http.Request) (site.Caller, error) {
+			authenticated.Add(1)
+			return site.Caller{}, nil
+		})})
+	p := s.Page("/work", site.PageOptions{Load: func(r *site.Request) (*site.State, error) { return &site.State{}, nil }})
+	site.Handle(p, site.Action{Name: "slow", Expose: protocol.ExposePublic}, func(r *site.Request, in struct{}) (site.Done, error) {
+		ran.Add(1)
+		<-gate
+		return site.Done{}, nil
+	})
+	done := make(chan int)
+	go func() { done <- sitetest.New(t, s).CallBody("/work", `{"action":"slow"}`).Code }()
+	for ran.Load() < 1 {
+		time.Sleep(time.Millisecond)
+	}
+	before := authenticated.Load()
+	for range 5 {
+		if w := sitetest.New(t, s).CallBody("/work", `{"action":"slow"}`); w.Code != http.StatusServiceUnavailable {
+			t.Fatalf("a call past capacity: %d %s", w.Code, w.Body)
+		}
+	}
+	if n := authenticated.Load() - before; n != 0 {
+		t.Errorf("the authenticator ran %d times for refused calls, want 0", n)
+	}
+	close(gate)
+	if code := <-done; code != 200 {
+		t.Errorf("the admitted call: %d", code)
+	}
+}

@@ -18,7 +18,7 @@ const maxDepth = 64
 
 // serveAgentCall answers a POST of an Affordances call with a delta.
 func (s *Site) serveAgentCall(w http.ResponseWriter, hr *http.Request, p *Page) {
-	c, out, e := s.execute(w.Header(), s.whoCalls(hr), p, TransportAgent, func(d *decoded) *Error { return s.decodeCall(w, hr, d) })
+	c, out, e := s.execute(w.Header(), hr, p, TransportAgent, func(d *decoded) *Error { return s.decodeCall(w, hr, d) })
 	if e != nil {
 		writeFailure(w, hr, e)
 		return

@@ -83,6 +83,20 @@ type who struct {
 	fail    *Error // the authenticator failed: the call stops, internal
 }
 
+// admit is where a call starts: past the site's capacity it is refused at
+// once, before its caller is authenticated or its body read, so that a
+// refusal costs the site no database work; an admitted call holds its
+// slot (release) until it is answered, and learns who calls. e is the
+// refusal, or the authenticator's failure.
+func (s *Site) admit(hr *http.Request) (w who, release func(), e *Error) {
+	release, e = s.admission.admit(hr.Context())
+	if e != nil {
+		return who{from: s.fromOf(hr), r: &Request{Request: hr}}, nil, e
+	}
+	w = s.whoCalls(hr)
+	return w, release, w.fail
+}
+
 // whoCalls finds who makes a call from a door's HTTP request. Every door
 // of the site (the agent's POST, an HTML form, Execute for MCP and the
 // inspector) finds its caller here, and only here.
@@ -102,22 +116,19 @@ func (s *Site) whoCalls(hr *http.Request) who {
 	return w
 }
 
-// execute is the pipeline's one entry: who calls, on which page, through
-// which door, and the door's decoder of its call. It knows nothing of
-// the door but its name, for the audit record: every door reaches the
-// same decision for the same caller and call. A failure is audited here;
-// on success the headers the action set are added to h (the answer's
+// execute is the pipeline's one entry: the door's HTTP request, the page,
+// which door, and the door's decoder of its call. It knows nothing of the
+// door but its name, for the audit record: every door reaches the same
+// decision for the same caller and call. A failure is audited here; on
+// success the headers the action set are added to h (the answer's
 // headers), and the door audits the call with the status it answers.
-func (s *Site) execute(h http.Header, w who, p *Page, transport Transport, decode func(*decoded) *Error) (*call, *outcome, *Error) {
-	c := &call{site: s, page: p, transport: transport, started: time.Now(), who: w, caller: w.r.Caller}
-	e := w.fail
-	if e == nil {
-		// Shed early: past the site's capacity, before the body is read.
-		var release func()
-		if release, e = s.admission.admit(w.r.Context()); e == nil {
-			defer release()
-		}
+func (s *Site) execute(h http.Header, hr *http.Request, p *Page, transport Transport, decode func(*decoded) *Error) (*call, *outcome, *Error) {
+	started := time.Now()
+	w, release, e := s.admit(hr)
+	if release != nil {
+		defer release()
 	}
+	c := &call{site: s, page: p, transport: transport, started: started, who: w, caller: w.r.Caller}
 	if e == nil {
 		t := c.stepStart()
 		e = decode(&c.decoded)

@@ -58,7 +58,7 @@ func isForm(r *http.Request) bool {
 // redirect or back to the page; a failure re-renders the page with the
 // error; a confirm action first shows the confirmation page.
 func (s *Site) serveFormCall(w http.ResponseWriter, hr *http.Request, p *Page) {
-	c, out, e := s.execute(w.Header(), s.whoCalls(hr), p, TransportForm, func(d *decoded) *Error { return s.decodeForm(w, hr, d) })
+	c, out, e := s.execute(w.Header(), hr, p, TransportForm, func(d *decoded) *Error { return s.decodeForm(w, hr, d) })
 	if e != nil {
 		if e.code == protocol.CodeConfirmRequired {
 			s.renderConfirm(w, c, e)

@@ -63,7 +63,7 @@ func (s *Site) Execute(hr *http.Request, c Call) (CallResult, error) {
 		transport = TransportOther
 	}
 	h := http.Header{}
-	call, out, e := s.execute(h, s.whoCalls(r), p, transport, func(d *decoded) *Error {
+	call, out, e := s.execute(h, r, p, transport, func(d *decoded) *Error {
 		d.idemKey = idempotencyKeyOf(r) // the request's, unless the call brings its own
 		return d.takeCall(c)
 	})
