@@ -5,7 +5,7 @@
 //
 //	go run ./bench              # every measurement, full counts
 //	go run ./bench -smoke       # every measurement once, tiny counts (CI)
-//	go run ./bench -only mcp    # one group: overhead, observability, throughput, agents, mcp, tokens, cluster, tasks, model
+//	go run ./bench -only mcp    # one group: overhead, observability, throughput, agents, mcp, tokens, cluster, tasks, model, soak, overload
 //
 // docs/benchmarks.md explains each row and records a run.
 package main
@@ -34,7 +34,7 @@ type Row struct {
 
 func main() {
 	smoke := flag.Bool("smoke", false, "run every measurement once on tiny counts; assert nothing")
-	only := flag.String("only", "", "run one group: overhead, observability, throughput, agents, mcp, tokens, cluster, tasks, model, soak")
+	only := flag.String("only", "", "run one group: overhead, observability, throughput, agents, mcp, tokens, cluster, tasks, model, soak, overload")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the run to this file")
 	flag.StringVar(&tasksSVG, "tasks-svg", "", "write the task benchmark's plot (tokens per task and path) to this SVG file")
 	flag.Parse()
@@ -70,6 +70,7 @@ func main() {
 		{"tasks", taskBench},
 		{"model", modelBench},
 		{"soak", soak},
+		{"overload", overloadBench},
 	}
 	tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "MEASUREMENT\tOURS\tBASELINE\tRATIO\tGOAL\tMET\tNOTE")

@@ -36,7 +36,8 @@ func main() {
 	dbPath := flag.String("db", "shop.db", "the SQLite database's path (created and seeded when missing), or a postgres:// URL")
 	redisURL := flag.String("redis", "", "a redis:// URL: count rate limits in Redis, shared by every instance (default: in memory)")
 	failClosed := flag.Bool("limiter-fail-closed", false, "deny calls (429) while Redis does not answer in time, instead of counting each instance's share of the limits in memory")
-	maxInFlight := flag.Int("max-in-flight", 0, "calls run at once; past it (and a short queue of as many) calls answer 503 with Retry-After at once; 0: no limit")
+	maxInFlight := flag.Int("max-in-flight", 0, "calls run at once; past it calls answer 503 with Retry-After at once; 0: no limit")
+	maxQueued := flag.Int("max-queued", 0, "with -max-in-flight, calls that may wait up to 100 ms for a slot (a queue for bursts; under a sustained overload it only makes admitted calls slower)")
 	instances := flag.Int("instances", 1, "how many instances share -redis: while Redis does not answer, each allows 1/N of every limit")
 	dev := flag.Bool("dev", false, "development: serve the inspector at "+inspector.Path+" (a page and its graph side by side)")
 	adminAddr := flag.String("admin-addr", "", "a private HOST:PORT serving /metrics (Prometheus) and /healthz; off when empty")
@@ -57,7 +58,7 @@ func main() {
 		os.Exit(2)
 	}
 	cf := config{addr: *addr, dbPath: *dbPath, approvals: *approvals, redisURL: *redisURL,
-		failClosed: *failClosed, dev: *dev, adminAddr: *adminAddr, pool: *pool, secretFile: *secretFile, mcpLean: *mcpLean, instances: *instances, maxInFlight: *maxInFlight}
+		failClosed: *failClosed, dev: *dev, adminAddr: *adminAddr, pool: *pool, secretFile: *secretFile, mcpLean: *mcpLean, instances: *instances, maxInFlight: *maxInFlight, maxQueued: *maxQueued}
 	if cf.origins, cf.proxies, err = parseDeployFlags(*origins, *proxies); err != nil {
 		fmt.Fprintln(os.Stderr, "shop:", err)
 		os.Exit(2)
@@ -77,6 +78,7 @@ type config struct {
 	origins                           []string
 	proxies                           []netip.Prefix
 	pool, instances, maxInFlight      int
+	maxQueued                         int
 }
 
 // parseDeployFlags reads -origins and -trusted-proxies: origins such as
@@ -159,7 +161,7 @@ func run(cf config) error {
 	}
 	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	opts := shop.Options{Logger: logger, NoApprovals: !approvals, LimiterFailClosed: failClosed, Dev: dev,
-		Origins: cf.origins, TrustedProxies: cf.proxies, Secret: secret, MCPLean: cf.mcpLean, MaxInFlight: cf.maxInFlight}
+		Origins: cf.origins, TrustedProxies: cf.proxies, Secret: secret, MCPLean: cf.mcpLean, MaxInFlight: cf.maxInFlight, MaxQueued: cf.maxQueued}
 	// Telemetry: metrics when an admin address is given, traces when the
 	// standard OTLP variables name an endpoint.
 	traces := os.Getenv("OTEL_EXPORTER_OTLP_ENDPOINT") != "" || os.Getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") != ""

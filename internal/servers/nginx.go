@@ -33,7 +33,8 @@ func StartNginx(t T, httpBlock string) *Nginx {
 worker_processes 1;
 pid %s/nginx.pid;
 error_log %s/error.log warn;
-events { worker_connections 256; }
+worker_rlimit_nofile 16384;
+events { worker_connections 8192; }
 http {
   access_log off;
   client_body_temp_path %s/body;

@@ -83,9 +83,14 @@ type Options struct {
 	// MCPLean lists three MCP tools (readPage, siteIndex, callAction)
 	// instead of one per action (mcp.Options.Lean).
 	MCPLean bool
-	// MaxInFlight bounds the calls run at once (site.Options.MaxInFlight,
-	// with a queue of as many): past it calls answer 503 at once.
+	// MaxInFlight bounds the calls run at once (site.Options.MaxInFlight):
+	// past it calls answer 503 at once.
 	MaxInFlight int
+	// MaxQueued is how many calls past MaxInFlight wait for a slot
+	// (site.Options.MaxQueued). Default 0: a queue absorbs bursts, but
+	// under a sustained overload it only makes every admitted call
+	// slower (examples/shop/overload measures both).
+	MaxQueued int
 	// LeanMCPPath, when set, also serves a lean MCP endpoint there, beside
 	// /mcp, for comparing the two on one store (the task benchmark).
 	LeanMCPPath string
@@ -160,7 +165,7 @@ func New(store *Store, opts Options) *App {
 		DefaultLimit:      opts.DefaultLimit,
 		Limiter:           opts.Limiter,
 		MaxInFlight:       opts.MaxInFlight,
-		MaxQueued:         opts.MaxInFlight,
+		MaxQueued:         opts.MaxQueued,
 		LimiterFailClosed: opts.LimiterFailClosed,
 		NotFound:          http.HandlerFunc(a.notFound),
 		ConfirmView: template.Must(template.New("confirm.html").Funcs(site.Funcs()).Funcs(funcs).
