@@ -2,8 +2,12 @@ package redislimit_test
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
+	"os/exec"
+	"runtime"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -28,16 +32,24 @@ func instance(t *testing.T, addr string, n int) *ratelimit.Degrading {
 }
 
 // With Redis stalling 200 ms of every 300 ms (an overloaded Redis), one
-// caller sending for 3 s through two instances is held to its burst plus
-// the instances' local shares and the sustained rate, where failing open
-// let 97 calls through; the limit's counts never go away.
+// caller sending for 3 s through two or three instances is held to its
+// burst, one instance's share and what the limit earns meanwhile, where
+// failing open let 97 calls through; the limit's counts never go away.
 func TestDegrading_AStallingRedisStillLimits(t *testing.T) {
+	for _, n := range []int{2, 3} {
+		t.Run(fmt.Sprintf("%d instances", n), func(t *testing.T) { stallingRedis(t, n) })
+	}
+}
+
+func stallingRedis(t *testing.T, n int) {
 	srv := servers.StartRedis(t)
-	a, b := instance(t, srv.Addr, 2), instance(t, srv.Addr, 2)
+	inst := make([]*ratelimit.Degrading, n)
 	lim := ratelimit.Limit{Rate: 120, Per: time.Minute, Burst: 30} // 2 a second after the burst
 	ctx := context.Background()
-	a.Allow(ctx, "warm", lim) // dial and load the script
-	b.Allow(ctx, "warm", lim)
+	for i := range inst {
+		inst[i] = instance(t, srv.Addr, n)
+		inst[i].Allow(ctx, "warm", lim) // dial and load the script
+	}
 
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
@@ -60,11 +72,7 @@ func TestDegrading_AStallingRedisStillLimits(t *testing.T) {
 	})
 	allowed, sent := 0, 0
 	for end := time.Now().Add(3 * time.Second); time.Now().Before(end); sent++ {
-		l := a
-		if sent%2 == 1 {
-			l = b
-		}
-		d, err := l.Allow(ctx, "caller", lim)
+		d, err := inst[sent%n].Allow(ctx, "caller", lim)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -75,15 +83,20 @@ func TestDegrading_AStallingRedisStillLimits(t *testing.T) {
 	}
 	close(stop)
 	wg.Wait()
-	// The shared count allows at most 30 + 2×3 s; each instance's share
-	// 15 + 1×3 s more while it is on local counts.
-	const bound = 30 + 6 + 2*(15+3)
-	t.Logf("stalling Redis: %d of %d calls allowed through two instances (bound %d; failing open allowed 97); local decisions %d and %d",
-		allowed, sent, bound, a.Local(), b.Local())
+	// The burst, one instance's share, and what the limit earns in 3 s
+	// on the shared count and, at most as much again, on the local ones.
+	share := (lim.Burst + n - 1) / n
+	bound := lim.Burst + share + 2*6
+	local := int64(0)
+	for _, in := range inst {
+		local += in.Local()
+	}
+	t.Logf("stalling Redis: %d of %d calls allowed through %d instances (bound %d: burst %d, share %d, earned 12; failing open allowed 97 through two); %d local decisions",
+		allowed, sent, n, bound, lim.Burst, share, local)
 	if allowed > bound {
 		t.Errorf("%d calls allowed, more than %d", allowed, bound)
 	}
-	if a.Local()+b.Local() == 0 {
+	if local == 0 {
 		t.Error("no decision was local: the stall did not happen")
 	}
 }
@@ -128,5 +141,79 @@ func TestDegrading_RedisKilledAndRestarted(t *testing.T) {
 	}
 	if got := count("fresh", 60); got != 30 {
 		t.Errorf("a fresh caller after Redis came back: %d of 60 allowed, want exactly its burst of 30", got)
+	}
+}
+
+// Under CPU load (a busy neighbour on every core and eight callers at
+// once), two and three instances on one Redis hold one caller to its
+// burst, one instance's share and what the limit earns meanwhile, where
+// the limiter that failed open let more than its burst through on a busy
+// machine.
+func TestDegrading_UnderCPULoad(t *testing.T) {
+	for _, n := range []int{2, 3} {
+		t.Run(fmt.Sprintf("%d instances", n), func(t *testing.T) {
+			srv := servers.StartRedis(t)
+			busyNeighbour(t)
+			inst := make([]*ratelimit.Degrading, n)
+			lim := ratelimit.Limit{Rate: 120, Per: time.Minute, Burst: 30} // 2 a second after the burst
+			ctx := context.Background()
+			for i := range inst {
+				inst[i] = instance(t, srv.Addr, n)
+			}
+			// No warm-up: the first decisions dial Redis and load the
+			// script, as right after the instances start.
+			var allowed, sent atomic.Int64
+			start := time.Now()
+			end := start.Add(2 * time.Second)
+			var wg sync.WaitGroup
+			for w := range 8 {
+				wg.Go(func() {
+					for i := w; time.Now().Before(end); i += 8 {
+						d, err := inst[i%n].Allow(ctx, "caller", lim)
+						if err != nil {
+							t.Error(err)
+							return
+						}
+						sent.Add(1)
+						if d.Allowed {
+							allowed.Add(1)
+						}
+						time.Sleep(time.Millisecond)
+					}
+				})
+			}
+			wg.Wait()
+			elapsed := time.Since(start)
+			share := (lim.Burst + n - 1) / n
+			// The burst, one share, and what the limit earns while the
+			// callers send (on the shared count and, at most as much
+			// again, on the local ones).
+			earned := int(2 * 2 * elapsed.Seconds())
+			bound := lim.Burst + share + earned
+			local := int64(0)
+			for _, in := range inst {
+				local += in.Local()
+			}
+			t.Logf("under CPU load: %d of %d calls allowed through %d instances in %s (bound %d: burst %d, share %d, earned %d); %d local decisions",
+				allowed.Load(), sent.Load(), n, elapsed.Round(time.Millisecond), bound, lim.Burst, share, earned, local)
+			if int(allowed.Load()) > bound {
+				t.Errorf("%d calls allowed, more than %d", allowed.Load(), bound)
+			}
+		})
+	}
+}
+
+// busyNeighbour keeps every core busy with another process until the
+// test ends.
+func busyNeighbour(t *testing.T) {
+	for range runtime.NumCPU() {
+		cmd := exec.Command("sh", "-c", "while :; do :; done")
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			cmd.Process.Kill()
+			cmd.Wait()
+		})
 	}
 }
