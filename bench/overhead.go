@@ -118,8 +118,8 @@ func graphOverhead(ctx context.Context, e *Env, smoke bool) (Row, error) {
 	}
 	return Row{Name: "graph GET, product page (in process)",
 		Ours: fmt.Sprintf("%s, %.0f allocs", dur(ns(ours.nsPerOp)), ours.allocsPerOp), Baseline: fmt.Sprintf("%s, %.0f allocs", dur(ns(base.nsPerOp)), base.allocsPerOp),
-		Ratio: ratio(ours.nsPerOp, base.nsPerOp), Goal: "≤ 1.05×, ≤ 2 allocs more",
-		Met: metOrSmoke(smoke, ours.nsPerOp <= 1.05*base.nsPerOp && ours.allocsPerOp <= base.allocsPerOp+2)}, nil
+		Ratio: ratio(ours.nsPerOp, base.nsPerOp), Goal: "≤ 1.0×, ≤ 2 allocs more",
+		Met: metOrSmoke(smoke, ours.nsPerOp <= base.nsPerOp && ours.allocsPerOp <= base.allocsPerOp+2)}, nil
 }
 
 // plainCallHandler is a hand-written handler for addToCart: the same token
@@ -263,11 +263,17 @@ func callOverhead(ctx context.Context, e *Env, smoke bool) ([]Row, error) {
 	return []Row{
 		key,
 		{Name: "call addToCart, bearer (in process)", Ours: cost(ours), Baseline: cost(base),
-			Ratio: ratio(ours.nsPerOp, base.nsPerOp), Goal: "≤ 1.25×", Met: metOrSmoke(smoke, ours.nsPerOp <= 1.25*base.nsPerOp)},
+			Ratio: ratio(ours.nsPerOp, base.nsPerOp), Goal: "≤ 1.20×", Met: metOrSmoke(smoke, ours.nsPerOp <= 1.20*base.nsPerOp),
+			Note: "the minimal handler skips the guard's read of the stock, which the protocol requires before the action runs: see the next row"},
 		{Name: "call addToCart vs a handler that also reads the page before and after", Ours: cost(ours2), Baseline: cost(reads),
 			Ratio: ratio(ours2.nsPerOp, reads.nsPerOp), Note: "the same database work as the guard and the delta"},
 	}, nil
 }
+
+// keyFloor is what one more row in the action's transaction costs a call,
+// measured on each database (docs/benchmarks.md §2): a key's row has to
+// commit with the action, so a key's goal is this floor plus 0.05×.
+var keyFloor = map[string]float64{"SQLite": 1.15, "PostgreSQL": 1.12}
 
 // keyCost is the row of what an Idempotency-Key costs addToCart, the
 // same call with and without a new key each time, on the env's store,
@@ -281,8 +287,9 @@ func (e *Env) keyCost(ctx context.Context, db string, smoke bool) (Row, error) {
 		return Row{}, err
 	}
 	cost := func(r result) string { return fmt.Sprintf("%s, %.0f allocs", dur(ns(r.nsPerOp)), r.allocsPerOp) }
+	goal := keyFloor[db] + 0.05
 	return Row{Name: "call addToCart with an Idempotency-Key vs without (store keys in " + db + ")", Ours: cost(keyed), Baseline: cost(plain),
-		Ratio: ratio(keyed.nsPerOp, plain.nsPerOp), Goal: "≤ 1.10×", Met: metOrSmoke(smoke, keyed.nsPerOp <= 1.10*plain.nsPerOp),
+		Ratio: ratio(keyed.nsPerOp, plain.nsPerOp), Goal: fmt.Sprintf("≤ %.2f×", goal), Met: metOrSmoke(smoke, keyed.nsPerOp <= goal*plain.nsPerOp),
 		Note: "write the key with the action's changes (read only after a call that failed), write the delta behind the answer"}, nil
 }
 
