@@ -34,7 +34,7 @@ func actionForm(v *View, name string, presets ...any) (template.HTML, error) {
 		return "", nil // unknown or hidden from this person: nothing to show
 	}
 	f := htmlform.Form{Action: name, Description: a.meta.Description, Input: a.input,
-		Available: d.Available, Reason: d.Reason, Confirm: a.meta.Expose == protocol.ExposeConfirm, NoTool: a.meta.PeopleOnly,
+		Available: d.Available, Reason: d.Reason, Confirm: a.meta.Expose == protocol.ExposeConfirm, ReadOnly: a.meta.ReadOnly, NoTool: a.meta.PeopleOnly,
 		Fixed: map[string]string{}, Button: words.FromIdentifier(name), Presence: v.presence(a),
 		Failed: v.FailedAction == name && v.Error != nil, FieldError: v.FieldError, Values: v.Form.Get, Hidden: v.appFields()}
 	for i := 0; i < len(presets); i += 2 {

@@ -9,7 +9,9 @@ import (
 // WebMCP, the browser's door for agents: a page registers tools that an
 // agent in the person's browser lists and calls. Every form the library
 // writes declares its action as a tool (toolname, tooldescription, and
-// toolautosubmit but for confirm actions); with Options.WebMCP the site
+// toolautosubmit for read-only actions alone: a form of an action that
+// changes something is filled by the agent and sent by the person's
+// press of its button); with Options.WebMCP the site
 // also serves a script that registers the page's other available actions
 // from its graph, and adds its tag to the pages it renders.
 

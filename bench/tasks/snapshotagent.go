@@ -1,10 +1,12 @@
 package tasks
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
@@ -41,6 +43,7 @@ type SnapshotAgent struct {
 	cs      *mcp.ClientSession
 	log     Log
 	graphs  *client.Client // the script's eyes, not counted
+	eyes    *http.Client   // the same, for a page's HTML
 	dir     string
 	snap    string // the last snapshot read
 }
@@ -114,7 +117,8 @@ func NewSnapshotAgent(ctx context.Context, w *World, webmcp bool) (*SnapshotAgen
 	}
 	jar, _ := cookiejar.New(nil)
 	jar.SetCookies(u, []*http.Cookie{{Name: "sid", Value: sess2, Path: "/"}})
-	a.graphs = client.New(client.Options{HTTPClient: &http.Client{Jar: jar, Timeout: 30 * time.Second}})
+	a.eyes = &http.Client{Jar: jar, Timeout: 30 * time.Second}
+	a.graphs = client.New(client.Options{HTTPClient: a.eyes})
 	return a, nil
 }
 
@@ -290,7 +294,10 @@ func (a *SnapshotAgent) Call(ctx context.Context, page, action string, input any
 		b, _ := json.Marshal(input)
 		json.Unmarshal(b, &in)
 	}
-	if a.webmcp && a.seen["webmcp_"+action] { // a people-only action is no tool: the agent clicks the page
+	// A people-only action is no tool, and the tool of a form that changes
+	// something only fills the form: either way the agent uses the page's
+	// controls.
+	if a.webmcp && a.seen["webmcp_"+action] && !a.personPresses(ctx, page, action) {
 		if _, err := a.tool(ctx, "webmcp_"+action, in); err == nil {
 			return &protocol.Delta{OK: true, Message: "Done through the page's tool."}, nil
 		} else if !strings.Contains(err.Error(), "must confirm") {
@@ -399,3 +406,21 @@ func (a *SnapshotAgent) SignIn(context.Context, string, string) error { return n
 
 // Log implements Agent: what the agent sent and read.
 func (a *SnapshotAgent) Log() *Log { return &a.log }
+
+// personPresses reports whether the page's own form declares the action's
+// tool without toolautosubmit: the browser then fills the form for the
+// agent and sends nothing until someone presses its button, so the agent
+// works the form itself. (A model reads it in the tool's description,
+// "the person presses ...", or learns it from a call that waits.)
+func (a *SnapshotAgent) personPresses(ctx context.Context, page, action string) bool {
+	req, _ := http.NewRequestWithContext(ctx, "GET", a.w.URL+page, nil)
+	req.Header.Set("Accept", "text/html")
+	res, err := a.eyes.Do(req)
+	if err != nil {
+		return false
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	form := regexp.MustCompile(`<form[^>]*\btoolname="` + regexp.QuoteMeta(action) + `"[^>]*>`).Find(b)
+	return form != nil && !bytes.Contains(form, []byte("toolautosubmit"))
+}

@@ -45,6 +45,11 @@ func TestDecode(t *testing.T) {
 func TestForm_HTML(t *testing.T) {
 	f := Form{Action: "order", Input: mustSchema(t, order), Available: true, Fixed: map[string]string{"size": "M"}, Button: "Order"}
 	out := f.HTML()
+	if strings.Contains(out, "toolautosubmit") {
+		t.Error("the tool of an action that changes something submits by itself")
+	}
+	f.ReadOnly = true
+	out = f.HTML()
 	for _, want := range []string{`toolname="order"`, `tooldescription="Order"`, `toolautosubmit`, `<input type="hidden" name="size" value="M">`,
 		`type="number" id="order-qty" name="qty" value="1" min="1" max="10" required`, `<input type="password"`, `<button type="submit">Order</button>`} {
 		if !strings.Contains(out, want) {

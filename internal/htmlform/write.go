@@ -32,6 +32,9 @@ type Form struct {
 	Reason    string
 	// Confirm marks a confirm action: its tool never submits by itself.
 	Confirm bool
+	// ReadOnly marks an action that changes nothing: the only kind whose
+	// tool the browser submits for the agent (toolautosubmit).
+	ReadOnly bool
 	// NoTool marks an action for people only: its form declares no
 	// WebMCP tool.
 	NoTool bool
@@ -126,10 +129,11 @@ func (f Form) HTML() string {
 }
 
 // toolAttrs are the attributes that declare the form as a WebMCP tool:
-// its name and description, and toolautosubmit, which lets the browser's
-// agent submit the form, for every action but a confirm action (the
-// person presses its button). An action the person cannot run now
-// declares no tool.
+// its name and description, and, for a read-only action alone,
+// toolautosubmit, which lets the browser submit the form for the agent.
+// A form of an action that changes something is filled by the agent's
+// tool and sent by the person's press of its button. An action the
+// person cannot run now declares no tool.
 func (f Form) toolAttrs() string {
 	if !f.Available || f.NoTool {
 		return ""
@@ -139,7 +143,7 @@ func (f Form) toolAttrs() string {
 		desc = words.FromIdentifier(f.Action)
 	}
 	out := ` toolname="` + html.EscapeString(f.Action) + `" tooldescription="` + html.EscapeString(desc) + `"`
-	if !f.Confirm {
+	if f.ReadOnly && !f.Confirm {
 		out += " toolautosubmit"
 	}
 	return out

@@ -155,8 +155,9 @@
   }
 
   // A form that declares its tool (toolname) is the browser's: the agent
-  // calls it, the browser fills it in and, with toolautosubmit, submits
-  // it. That submission is answered here, not by a page load: the same
+  // calls it, the browser fills it in and submits it, at once for a
+  // read-only action (toolautosubmit), when the person presses the button
+  // for any other. That submission is answered here, not by a page load: the same
   // call through fetch, whose result is the delta's Markdown (a GET form,
   // such as a search, answers the page it leads to, as Markdown). A
   // person's own submission goes on as ever.

@@ -125,17 +125,17 @@ func TestBrowser_WebMCPToolsAreThePagesAvailableActions(t *testing.T) {
 		const mc = document.modelContext, tools = await mc.getTools();
 		const page = await mc.executeTool(tools.find(x => x.name === "readPage"), {});
 		const search = await mc.executeTool(tools.find(x => x.name === "searchProducts"), {q: "hoodie"});
-		const add = await mc.executeTool(tools.find(x => x.name === "addToCart"), {sku: "TEE-BLK-M", qty: 1});
-		return JSON.stringify({page: JSON.stringify(page), search: JSON.stringify(search), add: JSON.stringify(add), html: document.documentElement.outerHTML.length});
+		return JSON.stringify({page: JSON.stringify(page), search: JSON.stringify(search), html: document.documentElement.outerHTML.length});
 	})()`, chromedp.EvalAwaitPromise))
 	if err != nil {
-		t.Fatalf("readPage and addToCart through their tools: %v", err)
+		t.Fatalf("readPage and searchProducts through their tools: %v", err)
 	}
 	var got struct {
 		Page, Search, Add string
 		HTML              int
 	}
 	json.Unmarshal([]byte(read), &got)
+	got.Add = toolThenPress(t, ctx, "addToCart", `{sku: "TEE-BLK-M", qty: 1}`, `form.buy button[type=submit]`)
 	if !strings.Contains(got.Page, "Heavyweight Tee") || !strings.Contains(got.Page, "addToCart") || len(got.Page) > got.HTML/2 {
 		t.Errorf("readPage (%d bytes, HTML %d): %s", len(got.Page), got.HTML, got.Page)
 	}
@@ -157,12 +157,7 @@ func TestBrowser_WebMCPToolsAreThePagesAvailableActions(t *testing.T) {
 	if err := chromedp.Do(ctx, chromedp.Navigate(s.URL+"/login"), chromedp.WaitReady(chromedp.CSS(`html[data-webmcp-tools]`))); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := chromedp.Run(ctx, chromedp.Evaluate[any](`(async () => {
-		const t = (await document.modelContext.getTools()).find(x => x.name === "signIn");
-		return await document.modelContext.executeTool(t, {email: "`+shop.DemoEmail+`", password: "`+shop.DemoPassword+`"});
-	})()`, chromedp.EvalAwaitPromise)); err != nil {
-		t.Fatalf("signIn through its tool: %v", err)
-	}
+	toolThenPress(t, ctx, "signIn", `{email: "`+shop.DemoEmail+`", password: "`+shop.DemoPassword+`"}`, `form[toolname=signIn] button[type=submit]`)
 	if h := waitText(t, ctx, "h1", "Your account"); h != "Your account" {
 		t.Fatalf("after signing in through WebMCP: %q", h)
 	}
@@ -182,14 +177,7 @@ func TestBrowser_WebMCPToolsAreThePagesAvailableActions(t *testing.T) {
 	if names := check("/products/heavyweight-tee"); !names["addToCart"] {
 		t.Fatal("no addToCart tool on the product page")
 	}
-	out, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(async () => {
-		const t = (await document.modelContext.getTools()).find(x => x.name === "addToCart");
-		const r = await document.modelContext.executeTool(t, {sku: "TEE-BLK-M", qty: 2});
-		return JSON.stringify(r);
-	})()`, chromedp.EvalAwaitPromise))
-	if err != nil {
-		t.Fatalf("addToCart through its tool: %v", err)
-	}
+	out := toolThenPress(t, ctx, "addToCart", `{sku: "TEE-BLK-M", qty: 2}`, `form.buy button[type=submit]`)
 	if got := cartQty(); got != before+2 {
 		t.Errorf("cart %d after adding 2 to %d through WebMCP (result %s)", got, before, out)
 	}
@@ -251,4 +239,43 @@ func TestBrowser_WebMCPToolsAreThePagesAvailableActions(t *testing.T) {
 	if got := cartQty(); got != 0 || strings.Contains(left, "removeFromCart") || strings.Contains(left, "setQuantity") {
 		t.Errorf("after emptying the cart through its tool: %d in the cart, tools %q", got, left)
 	}
+}
+
+// toolThenPress calls the page's tool name with input (a JavaScript
+// object) as an agent does, when a form declares the tool of an action
+// that changes something: the browser fills the form and sends nothing
+// until the person presses its button (no toolautosubmit). It checks
+// that nothing was sent a second later, presses button, and returns the
+// tool's result, which the library's script answers with the delta's
+// Markdown (or that the page moved on: signing in leads to the account).
+func toolThenPress(t *testing.T, ctx context.Context, name, input, button string) string {
+	t.Helper()
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[any](`(() => {
+		window.__toolResult = undefined;
+		window.__toolPage = true;
+		(async () => {
+			const t = (await document.modelContext.getTools()).find(x => x.name === "`+name+`");
+			try { window.__toolResult = JSON.stringify(await document.modelContext.executeTool(t, `+input+`)); }
+			catch (e) { window.__toolResult = "error: " + e; }
+		})();
+		return 1;
+	})()`)); err != nil {
+		t.Fatalf("%s through its tool: %v", name, err)
+	}
+	time.Sleep(time.Second)
+	if pending, _ := chromedp.Run(ctx, chromedp.Evaluate[bool](`window.__toolResult === undefined`)); !pending {
+		t.Fatalf("%s's tool answered before the person pressed the button: it submitted by itself", name)
+	}
+	if err := chromedp.Do(ctx, chromedp.Click(button)); err != nil {
+		t.Fatalf("pressing %s: %v", button, err)
+	}
+	for range 100 {
+		res, err := chromedp.Run(ctx, chromedp.Evaluate[string](`window.__toolPage ? (window.__toolResult || "") : "(answered; the page moved on)"`))
+		if err == nil && res != "" {
+			return res
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("%s's tool did not answer after the person pressed the button", name)
+	return ""
 }
