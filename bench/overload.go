@@ -3,11 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"regexp"
-	"runtime"
 	"strconv"
 )
 
@@ -20,11 +16,7 @@ func overloadBench(ctx context.Context, _ *Env, smoke bool) ([]Row, error) {
 	if smoke {
 		d = "1s"
 	}
-	_, file, _, _ := runtime.Caller(0)
-	cmd := exec.CommandContext(ctx, "go", "test", "./shop/overload", "-run", "^TestOverload$", "-count=1", "-v", "-timeout", "30m")
-	cmd.Dir = filepath.Join(filepath.Dir(file), "..", "examples")
-	cmd.Env = append(os.Environ(), "AFFORDANCES_OVERLOAD="+d)
-	out, err := cmd.CombinedOutput()
+	out, err := goTest(ctx, "examples", "./shop/overload", "^TestOverload$", "AFFORDANCES_OVERLOAD="+d)
 	if err != nil {
 		return nil, fmt.Errorf("the overload test failed: %v\n%s", err, out)
 	}

@@ -10,6 +10,17 @@ import (
 	"runtime"
 )
 
+// goTest runs one package's tests matching run, verbose, with env added,
+// from dir (relative to the repository's root), and returns their output:
+// the long forms of tests the suite runs short.
+func goTest(ctx context.Context, dir, pkg, run, env string) ([]byte, error) {
+	_, file, _, _ := runtime.Caller(0)
+	cmd := exec.CommandContext(ctx, "go", "test", pkg, "-run", run, "-count=1", "-v", "-timeout", "30m")
+	cmd.Dir = filepath.Join(filepath.Dir(file), "..", dir)
+	cmd.Env = append(os.Environ(), env)
+	return cmd.CombinedOutput()
+}
+
 // soak runs the MCP endpoint's soak (site/mcp's TestSoak) long: 10,000
 // sessions opened and abandoned, 10,000 stateless 2026-07-28 clients
 // (server/discover included), 10,000 of 2025-11-25, and reports the
@@ -20,12 +31,7 @@ func soak(ctx context.Context, _ *Env, smoke bool) ([]Row, error) {
 	if smoke {
 		n = "50"
 	}
-	_, file, _, _ := runtime.Caller(0)
-	root := filepath.Join(filepath.Dir(file), "..")
-	cmd := exec.CommandContext(ctx, "go", "test", "./site/mcp", "-run", "^TestSoak_", "-count=1", "-v", "-timeout", "30m")
-	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "AFFORDANCES_SOAK="+n)
-	out, err := cmd.CombinedOutput()
+	out, err := goTest(ctx, ".", "./site/mcp", "^TestSoak_", "AFFORDANCES_SOAK="+n)
 	m := regexp.MustCompile(`soak: (\d+) abandoned sessions, (\d+) stateless 2026-07-28 clients, (\d+) 2025-11-25 clients in (\S+); goroutines (\d+) → (\d+), heap (\d+) → (\d+) KiB`).FindSubmatch(out)
 	if err != nil || m == nil {
 		return nil, fmt.Errorf("the soak failed: %v\n%s", err, out)
