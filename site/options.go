@@ -183,10 +183,14 @@ type Options struct {
 	// MaxInFlight, when above zero, is how many calls the site runs at
 	// once, on every door (agents' POSTs, forms, MCP): past it, up to
 	// MaxQueued more wait QueueWait for a slot (default 100 ms), and the
-	// others are refused at once, before their body is read, with 503
-	// unavailable and Retry-After: 1, which clients retry with the call's
-	// key. Reads are not held. [Site.Shed] counts the refusals. Default:
-	// no limit.
+	// others are refused at once, before their caller is authenticated
+	// or their body read, with 503 unavailable and Retry-After: 1, which
+	// clients retry with the call's key (a refusal's audit record has no
+	// caller: none was looked up). Reads are not held. [Site.Shed] counts
+	// the refusals. Default: no limit. A queue absorbs bursts; under a
+	// load that lasts it adds its wait to every admitted call, so start
+	// with MaxInFlight at the machine's cores and no queue, and measure
+	// (examples/shop/overload).
 	MaxInFlight int
 	MaxQueued   int
 	QueueWait   time.Duration
