@@ -68,19 +68,25 @@ if (webmcp) {
     if (fresh.length) out.task.push({ tool: 'tools/list', args: {}, text: JSON.stringify(fresh) });
   };
   const go = async (p) => { await tool('browser_navigate', { url: base + p }, true); await newTools(); };
+  // The sign-in and buy forms change something, so their tools only fill
+  // them: nothing is sent until someone presses the button. This agent
+  // presses it itself, so it works those forms as on the snapshot path.
   await go('/login');
-  await tool('webmcp_signIn', { email: 'demo@example.com', password: 'demo' }, true);
-  // The form's tool submits it: the browser goes to the account page.
+  let s = await tool('browser_snapshot', {}, true);
+  s = await call('browser_type', { element: 'Email', target: ref(s, 'textbox', 'Email'), text: 'demo@example.com' }, true);
+  await tool('browser_type', { element: 'Password', target: ref(s, 'textbox', 'Password'), text: 'demo', submit: true }, true);
   await tool('browser_wait_for', { text: 'Your account' }, true);
   await go('/products/heavyweight-tee');
-  await tool('webmcp_addToCart', { sku: 'TEE-BLK-M', qty: 1 }, true);
+  s = await tool('browser_snapshot', {}, true);
+  s = await call('browser_select_option', { element: 'Colour and size', target: ref(s, 'combobox', 'Colour and size'), values: ['TEE-BLK-M'] }, true);
+  await tool('browser_click', { element: 'Add to cart', target: ref(s, 'button', 'Add to cart') }, true);
   await go('/checkout');
   // placeOrder through its tool runs nothing: the person confirms with
   // the page's button, which the agent finds in a snapshot.
   let r;
   try { r = await tool('webmcp_placeOrder', {}, true); } catch (e) { r = String(e); out.task.push({ tool: 'webmcp_placeOrder', args: {}, text: r }); }
   if (!/must confirm/.test(r)) throw new Error('placeOrder through WebMCP did not ask for the person: ' + r.slice(0, 500));
-  const s = await tool('browser_snapshot', {}, true);
+  s = await tool('browser_snapshot', {}, true);
   const done = await tool('browser_click', { element: 'Place order', target: ref(s, 'button', 'Place order') }, true);
   if (!/Page Title: Order \d+/.test(done)) throw new Error('the order page did not show: ' + done.slice(0, 1000));
   await client.close();
