@@ -321,6 +321,9 @@ func (a *SnapshotAgent) Call(ctx context.Context, page, action string, input any
 	}
 	switch action {
 	case "addToCart":
+		if err := a.snapshot(ctx); err != nil { // the page may have been read as Markdown
+			return nil, err
+		}
 		r, rerr := a.ref("combobox", "Colour and size")
 		if rerr != nil {
 			return nil, rerr
