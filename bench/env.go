@@ -72,7 +72,7 @@ func newEnv(ctx context.Context, db *shop.DB) (*Env, error) {
 }
 
 func (e *Env) close() {
-	e.store.IdempotencyKeys().Flush(context.Background()) // the deltas still on their way
+	e.store.Close(context.Background()) // the deltas still on their way, the sweeps running
 	e.db.Close()
 	if e.dir != "" {
 		os.RemoveAll(e.dir)

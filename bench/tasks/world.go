@@ -110,7 +110,7 @@ func (w *World) Close() {
 		w.stop()
 	}
 	if w.db != nil {
-		w.Store.IdempotencyKeys().Flush(context.Background())
+		w.Store.Close(context.Background())
 		w.db.Close()
 	}
 	os.RemoveAll(w.dir)

@@ -245,8 +245,9 @@ Ctrl-C stops the shop.
 		if err := srv.Shutdown(shutdown); err != nil {
 			return err
 		}
-		// The deltas of the last idempotent calls, written behind their answers.
-		if err := store.IdempotencyKeys().Flush(shutdown); err != nil {
+		// The deltas of the last idempotent calls, written behind their
+		// answers, and the sweeps running, before the database closes.
+		if err := store.Close(shutdown); err != nil {
 			logger.Error("writing the last idempotent calls' deltas", "err", err)
 		}
 	}

@@ -28,7 +28,10 @@ type Store struct {
 	sessionsSwept      atomic.Int64 // when ForgetExpiredSessions last ran for a sign-in, Unix ms
 	cartsSwept         atomic.Int64 // when ForgetAbandonedGuestCarts last ran for a guest's add, Unix ms
 	toks               *tokens.SQL  // the token kit's table (tokens.go)
-	kit                *tokens.Kit  // the token kit over it, writing in the store's transactions
+	sweepMu            sync.Mutex   // guards closed, and sweeps.Add against Close's Wait
+	closed             bool         // Close ran: no more sweeps
+	sweeps             sync.WaitGroup
+	kit                *tokens.Kit // the token kit over it, writing in the store's transactions
 }
 
 // Ping reports whether the database answers.

@@ -57,18 +57,38 @@ func (s *Store) ForgetAbandonedGuestCarts(ctx context.Context) (int, error) {
 
 // sweepIfDue runs sweep in the background if it has not run for
 // sweepEvery, as last (Unix ms) records, whichever request gets there
-// first.
+// first. After Close it starts none.
 func (s *Store) sweepIfDue(last *atomic.Int64, what string, sweep func(context.Context) (int, error)) {
 	now := s.now()
 	was := last.Load()
 	if now.Sub(time.UnixMilli(was)) < sweepEvery || !last.CompareAndSwap(was, now.UnixMilli()) {
 		return
 	}
+	s.sweepMu.Lock()
+	defer s.sweepMu.Unlock()
+	if s.closed {
+		return
+	}
+	s.sweeps.Add(1)
 	go func() {
+		defer s.sweeps.Done()
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		if _, err := sweep(ctx); err != nil {
 			slog.Error("shop: "+what, "err", err)
 		}
 	}()
+}
+
+// Close ends the store's work in the background before its database is
+// closed: it writes the idempotency deltas still waiting, starts no more
+// sweeps, and waits for the ones running (each stops within 10 s). The
+// database stays open; closing it is the caller's.
+func (s *Store) Close(ctx context.Context) error {
+	err := s.keys.Flush(ctx)
+	s.sweepMu.Lock()
+	s.closed = true
+	s.sweepMu.Unlock()
+	s.sweeps.Wait()
+	return err
 }

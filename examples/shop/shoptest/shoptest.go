@@ -56,7 +56,7 @@ func StartOn(t testing.TB, dsn string, opts shop.Options) *Shop {
 	}
 	store := shop.NewStore(db)
 	t.Cleanup(func() {
-		store.IdempotencyKeys().Flush(context.Background())
+		store.Close(context.Background())
 		db.Close()
 	})
 	store.PasswordIterations = 1000 // tests sign in often; the store's default is 600,000
