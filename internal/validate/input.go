@@ -21,6 +21,7 @@ import (
 type Input struct {
 	schema    *schema.Schema
 	validator *jsonschema.Schema
+	quick     *flat // nil unless the schema is flat
 	cases     *CaseTree
 }
 
@@ -31,19 +32,23 @@ func NewInput(name string, raw []byte, s *schema.Schema, t reflect.Type) (*Input
 	if err != nil {
 		return nil, err
 	}
-	return &Input{schema: s, validator: v, cases: NewCaseTree(t)}, nil
+	return &Input{schema: s, validator: v, quick: newFlat(raw, v), cases: NewCaseTree(t)}, nil
 }
 
 // Check validates a parsed input against the schema and the Go field
 // names, and returns every issue found, sorted by path and keyword.
 func (in *Input) Check(v any) []protocol.Issue {
 	var issues []protocol.Issue
-	if err := in.validator.Validate(v); err != nil {
-		var ve *jsonschema.ValidationError
-		if !errors.As(err, &ve) {
-			return []protocol.Issue{{Path: "", Message: "the input could not be validated", Keyword: "type"}}
+	// The quick check answers the common valid input; anything else gets
+	// the full validator and its issues.
+	if in.quick == nil || !in.quick.valid(v) {
+		if err := in.validator.Validate(v); err != nil {
+			var ve *jsonschema.ValidationError
+			if !errors.As(err, &ve) {
+				return []protocol.Issue{{Path: "", Message: "the input could not be validated", Keyword: "type"}}
+			}
+			issues = Issues(ve, in.schema, issues)
 		}
-		issues = Issues(ve, in.schema, issues)
 	}
 	issues = in.cases.Check(v, "", issues)
 	// Validation visits object members in map order: sort for a stable answer.
