@@ -2,7 +2,6 @@ package shop
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 	"time"
 )
@@ -12,13 +11,7 @@ import (
 // within a minute.
 func TestProduct_CatalogKeptStockFresh(t *testing.T) {
 	ctx := context.Background()
-	db, err := Open(ctx, filepath.Join(t.TempDir(), "shop.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	s := NewStore(db)
-	s.PasswordIterations = 1000
+	s, db := openStore(t)
 	if err := s.Seed(ctx); err != nil {
 		t.Fatal(err)
 	}

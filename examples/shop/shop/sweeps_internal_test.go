@@ -2,7 +2,6 @@ package shop
 
 import (
 	"context"
-	"path/filepath"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -13,12 +12,7 @@ import (
 // database is closed", as the task benchmark's stores logged).
 func TestStore_CloseWaitsForTheSweeps(t *testing.T) {
 	ctx := context.Background()
-	db, err := Open(ctx, filepath.Join(t.TempDir(), "shop.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	s := NewStore(db)
+	s, _ := openStore(t)
 	started, release := make(chan struct{}), make(chan struct{})
 	var last atomic.Int64
 	s.sweepIfDue(&last, "a test's sweep", func(context.Context) (int, error) {
