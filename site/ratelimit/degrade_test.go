@@ -95,3 +95,45 @@ func TestShare(t *testing.T) {
 		}
 	}
 }
+
+// A shared limiter that flaps does not hand each instance its whole share
+// again: a caller who spent its burst on the shared count finds its local
+// shares spent too when the shared limiter stops answering.
+func TestDegrading_AFlappingSharedLimiterGivesNoSecondBurst(t *testing.T) {
+	now := time.Unix(1_800_000_000, 0)
+	clock := func() time.Time { return now }
+	f := &flaky{shared: ratelimit.NewMemory(clock)}
+	quiet := slog.New(slog.DiscardHandler)
+	inst := []*ratelimit.Degrading{
+		ratelimit.NewDegrading(f, ratelimit.DegradeOptions{Instances: 3, Now: clock, Logger: quiet}),
+		ratelimit.NewDegrading(f, ratelimit.DegradeOptions{Instances: 3, Now: clock, Logger: quiet}),
+		ratelimit.NewDegrading(f, ratelimit.DegradeOptions{Instances: 3, Now: clock, Logger: quiet}),
+	}
+	lim := ratelimit.Limit{Rate: 30, Per: time.Hour, Burst: 30}
+	allowed := func(n int) int {
+		ok := 0
+		for i := range n {
+			if d, _ := inst[i%3].Allow(context.Background(), "caller", lim); d.Allowed {
+				ok++
+			}
+		}
+		return ok
+	}
+	if got := allowed(60); got != 30 {
+		t.Fatalf("on the shared count: %d of 60 allowed, want the burst of 30", got)
+	}
+	f.down.Store(true)
+	if got := allowed(60); got != 0 {
+		t.Errorf("the shared limiter gone after the burst was spent: %d more allowed, want 0", got)
+	}
+	// A caller the instances never saw still gets its shares.
+	fresh := 0
+	for i := range 60 {
+		if d, _ := inst[i%3].Allow(context.Background(), "fresh", lim); d.Allowed {
+			fresh++
+		}
+	}
+	if fresh != 30 {
+		t.Errorf("a fresh caller with the shared limiter down: %d allowed, want 3 shares of 10", fresh)
+	}
+}
