@@ -28,13 +28,25 @@ var ardTypes = map[string]bool{
 	`text/markdown; profile="urn:air:agent-skills"`: true, "application/ai-registry": true, "application/ai-registry+json": true,
 }
 
-func checkReadyLLMsTxt(ctx context.Context, e *Env) Outcome {
-	res, err := e.do(ctx, http.MethodGet, e.abs("/llms.txt"), nil)
+// discoveryFile reads one of the site's discovery files; failed is the
+// check's outcome when it could not be read or did not answer 200.
+func (e *Env) discoveryFile(ctx context.Context, path string) (_ *response, failed *Outcome) {
+	res, err := e.do(ctx, http.MethodGet, e.abs(path), nil)
 	if err != nil {
-		return fail("%v", err)
+		o := fail("%v", err)
+		return nil, &o
 	}
 	if res.status != http.StatusOK {
-		return fail("/llms.txt: %d", res.status)
+		o := fail("%s: %d", path, res.status)
+		return nil, &o
+	}
+	return res, nil
+}
+
+func checkReadyLLMsTxt(ctx context.Context, e *Env) Outcome {
+	res, failed := e.discoveryFile(ctx, "/llms.txt")
+	if failed != nil {
+		return *failed
 	}
 	var problems []string
 	body := string(res.body)
@@ -54,12 +66,9 @@ func checkReadyLLMsTxt(ctx context.Context, e *Env) Outcome {
 }
 
 func checkReadyAICatalog(ctx context.Context, e *Env) Outcome {
-	res, err := e.do(ctx, http.MethodGet, e.abs("/.well-known/ai-catalog.json"), nil)
-	if err != nil {
-		return fail("%v", err)
-	}
-	if res.status != http.StatusOK {
-		return fail("/.well-known/ai-catalog.json: %d", res.status)
+	res, failed := e.discoveryFile(ctx, "/.well-known/ai-catalog.json")
+	if failed != nil {
+		return *failed
 	}
 	if problems := ardProblems(res.body); len(problems) > 0 {
 		return fail("the AI catalog: %s", strings.Join(problems, "; "))
@@ -117,12 +126,9 @@ func checkReadyServerCard(ctx context.Context, e *Env) Outcome {
 	if e.index == nil || e.index.MCP == "" {
 		return skip("the index lists no MCP endpoint")
 	}
-	res, err := e.do(ctx, http.MethodGet, e.abs("/.well-known/mcp/server-card.json"), nil)
-	if err != nil {
-		return fail("%v", err)
-	}
-	if res.status != http.StatusOK {
-		return fail("/.well-known/mcp/server-card.json: %d", res.status)
+	res, failed := e.discoveryFile(ctx, "/.well-known/mcp/server-card.json")
+	if failed != nil {
+		return *failed
 	}
 	var card struct {
 		Name    string `json:"name"`
