@@ -352,6 +352,18 @@ func (tl *tally) add(a answer) {
 	}
 }
 
+// addAll adds the answers of the calls in slots (in order) and returns the
+// calls that were shed, for retrying.
+func (tl *tally) addAll(answers []answer, slots []slot) (shed []slot) {
+	for i, a := range answers {
+		tl.add(a)
+		if a.status == 503 {
+			shed = append(shed, slots[i])
+		}
+	}
+	return shed
+}
+
 func (tl *tally) pct(p int) time.Duration { return pct(tl.latencies, p) }
 
 // closedLoop runs workers callers, each sending its next call when the
@@ -383,14 +395,7 @@ func (r *runner) closedLoop(ctx context.Context, workers int, d time.Duration, a
 	tl := &tally{elapsed: time.Since(start)}
 	m := int(made.Load())
 	r.uncount(slots[m:])
-	var shed []slot
-	for i, a := range answers[:m] {
-		tl.add(a)
-		if a.status == 503 {
-			shed = append(shed, slots[i])
-		}
-	}
-	r.retry(ctx, shed) // not timed: every call sent must end in the cart
+	r.retry(ctx, tl.addAll(answers[:m], slots)) // not timed: every call sent must end in the cart
 	return tl
 }
 
@@ -483,16 +488,7 @@ func (r *runner) openLoop(ctx context.Context, rate float64, d time.Duration) *o
 	out.elapsed = res.Elapsed
 	out.served = r.tg.served.take() // before the retries
 	<-pagesDone
-	for _, a := range answers {
-		out.add(a)
-	}
-
-	var shed []slot
-	for i, a := range answers {
-		if a.status == 503 {
-			shed = append(shed, slots[i])
-		}
-	}
+	shed := out.addAll(answers, slots)
 	out.retried, out.retryTime = len(shed), r.retry(ctx, shed)
 	return out
 }
