@@ -333,8 +333,7 @@ func (c *call) run() (*outcome, *Error) {
 		return c.gone(d, beforeActions), nil
 	case err != nil:
 		// The action ran; say so, without the parts that need the new state.
-		c.site.opts.Logger.ErrorContext(c.r.Context(), "affordances: reloading state after an action", "route", c.page.route,
-			"action", c.act.meta.Name, "err", err)
+		c.site.logFailure(c.r.Context(), "reloading state after an action", err, "route", c.page.route, "action", c.act.meta.Name)
 		return &outcome{delta: d, redirect: redirect}, nil
 	}
 	d.Changed = changedEntities(c.act.effects, c.before, after)
@@ -343,8 +342,7 @@ func (c *call) run() (*outcome, *Error) {
 		if errors.Is(err, ErrNotFound) {
 			return c.gone(d, beforeActions), nil
 		}
-		c.site.opts.Logger.ErrorContext(c.r.Context(), "affordances: reloading state after an action", "route", c.page.route,
-			"action", c.act.meta.Name, "err", err)
+		c.site.logFailure(c.r.Context(), "reloading state after an action", err, "route", c.page.route, "action", c.act.meta.Name)
 		return &outcome{delta: protocol.Delta{OK: true, Message: msg, Redirect: redirect, Output: d.Output}, redirect: redirect}, nil
 	}
 	if err := after.fault(); err != nil {

@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/http/httptest"
 	"strings"
 	"syscall"
 	"testing"
@@ -37,7 +38,10 @@ func TestUnreachable_TellsALostDatabaseFromABug(t *testing.T) {
 		{pgError{"08006"}, true},  // connection_failure
 		{pgError{"23505"}, false}, // unique_violation: the code's own
 		{sql.ErrNoRows, false},
-		{io.ErrUnexpectedEOF, false},
+		// pgx, when the database closes a connection it is opening
+		// (a restart): a message cut in the middle.
+		{fmt.Errorf("failed to connect: 127.0.0.1:5432: failed to receive message: %w", io.ErrUnexpectedEOF), true},
+		{io.EOF, false}, // the end of something read whole: the code's own
 		{context.Canceled, false},
 		{errors.New("disk on fire"), false},
 	} {
@@ -94,5 +98,38 @@ func TestUnreachable_AnswersServiceUnavailableWithRetryAfter(t *testing.T) {
 	})
 	if w := sitetest.New(t, strict).CallBody("/things", `{"action":"make"}`); w.Code != 500 {
 		t.Errorf("with Options.Unreachable saying no: %d", w.Code)
+	}
+}
+
+// A caller that hangs up before the answer is not the site failing: the
+// action that stops with the request's cancellation is logged below
+// ERROR, and the answer (which nobody reads) is recorded as 499, the
+// status proxies use for a client that closed its request, not 500.
+func TestUnreachable_ACallerThatHangsUpIsNotAnInternalError(t *testing.T) {
+	var logs strings.Builder
+	s := site.New(site.Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	p := s.Page("/things", site.PageOptions{})
+	site.Handle(p, site.Action{Name: "make", Expose: protocol.ExposePublic}, func(r *site.Request, in struct{}) (site.Done, error) {
+		<-r.Context().Done() // the action waits on its database, which gives up with the request
+		return site.Done{}, fmt.Errorf("inserting: %w", r.Context().Err())
+	})
+	site.Handle(p, site.Action{Name: "own", Expose: protocol.ExposePublic}, func(r *site.Request, in struct{}) (site.Done, error) {
+		return site.Done{}, context.Canceled
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // the caller is gone
+	req := httptest.NewRequestWithContext(ctx, "POST", "/things", strings.NewReader(`{"action":"make"}`))
+	req.Header.Set("Content-Type", protocol.MediaType)
+	req.Header.Set("Accept", protocol.MediaType)
+	w := httptest.NewRecorder()
+	s.ServeHTTP(w, req)
+	if w.Code != 499 || strings.Contains(logs.String(), "level=ERROR") {
+		t.Errorf("a cancelled call: %d %s, logged:\n%s", w.Code, w.Body, logs.String())
+	}
+	// The site's own code cancelling something of its own, with the
+	// caller still there, is still a bug.
+	logs.Reset()
+	if w := sitetest.New(t, s).CallBody("/things", `{"action":"own"}`); w.Code != 500 || !strings.Contains(logs.String(), "level=ERROR") {
+		t.Errorf("the code's own cancellation: %d, logged:\n%s", w.Code, logs.String())
 	}
 }

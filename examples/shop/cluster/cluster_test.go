@@ -603,9 +603,12 @@ func TestCluster(t *testing.T) {
 		// Two instances of the store on the same database, with a limit
 		// no agent here reaches: what is measured is the database going
 		// away, not the rate limit (each retry is a call it counts).
+		// What the instances log as errors is kept: a 500 must say why.
+		var errs syncBuffer
+		errLog := slog.New(slog.NewTextHandler(&errs, &slog.HandlerOptions{Level: slog.LevelError}))
 		var urls []string
 		for _, in := range c.instances {
-			app := shop.New(in.store, shop.Options{Logger: slog.New(slog.DiscardHandler), NoApprovals: true,
+			app := shop.New(in.store, shop.Options{Logger: errLog, NoApprovals: true,
 				DefaultLimit: ratelimit.PerMinute(1<<20, 1<<20), Secret: c.secret})
 			srv := httptest.NewServer(app)
 			defer srv.Close()
@@ -659,8 +662,29 @@ func TestCluster(t *testing.T) {
 		if statuses[500] != 0 || failed != 0 || done != 40 || cart.Count != done {
 			t.Errorf("500s %d, failed %d, done %d, cart %d: every retried key must complete once", statuses[500], failed, done, cart.Count)
 		}
+		if s := errs.String(); s != "" {
+			t.Errorf("the instances logged errors:\n%s", s)
+		}
 		empty()
 	})
+}
+
+// syncBuffer is a buffer that several goroutines may write to.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
 
 // statusCounter counts the HTTP statuses its requests get.

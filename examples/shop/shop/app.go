@@ -233,8 +233,14 @@ func (a *App) serve(w http.ResponseWriter, r *http.Request, next http.Handler) {
 	h["Content-Security-Policy"] = a.csp
 	sw := &statusWriter{ResponseWriter: w}
 	next.ServeHTTP(sw, r)
-	if sw.status >= 500 {
-		// Every server error is logged, whoever answered it.
+	switch {
+	case sw.status == http.StatusServiceUnavailable:
+		// Shed load or a database away for a moment: an answer the
+		// client retries, logged as a warning (the cause is logged where
+		// it was met).
+		a.log.WarnContext(r.Context(), "shop: service unavailable", "method", r.Method, "path", r.URL.Path, "status", sw.status)
+	case sw.status >= 500:
+		// Every other server error is logged, whoever answered it.
 		a.log.ErrorContext(r.Context(), "shop: server error", "method", r.Method, "path", r.URL.Path, "status", sw.status)
 	}
 }
