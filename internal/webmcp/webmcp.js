@@ -70,6 +70,10 @@
         var next = asForm && res.ok && /<([^>]*)>;\s*rel="next"/.exec(res.headers.get("Link") || "");
         if (next && next[1] !== location.pathname + location.search) {
           setTimeout(function () { location.assign(next[1]); }, 50);
+        } else if (asForm && res.ok) {
+          // The page's forms show the state before the call (a cart's
+          // lines, a quantity): show the new one, as a submission would.
+          setTimeout(function () { location.reload(); }, 50);
         } else {
           refresh();
         }
@@ -160,11 +164,15 @@
   // for any other. That submission is answered here, not by a page load: the same
   // call through fetch, whose result is the delta's Markdown (a GET form,
   // such as a search, answers the page it leads to, as Markdown). A
-  // person's own submission goes on as ever.
+  // person's own submission goes on as ever, and so does the press that
+  // confirms a confirm action (a form with _confirm): that is the person's
+  // decision on what the form shows, sent as the page's own form, never a
+  // call this script makes.
   var schemas = {}; // action name -> input schema, from the page's tools
   document.addEventListener("submit", function (e) {
     var form = e.target;
-    if (!e.agentInvoked || typeof e.respondWith !== "function" || !form.hasAttribute("toolname")) {
+    if (!e.agentInvoked || typeof e.respondWith !== "function" || !form.hasAttribute("toolname") ||
+        form.querySelector('input[name="_confirm"]')) {
       return;
     }
     e.preventDefault();
@@ -183,14 +191,19 @@
   // formInput turns a form's fields into the action's input, typed as
   // its schema says (numbers, booleans, lists).
   function formInput(fields, schema) {
-    var props = (schema && schema.properties) || {};
     var input = {};
     fields.forEach(function (value, key) {
       if (key.charAt(0) === "_" || typeof value !== "string") {
         return;
       }
-      var p = props[key] || {};
-      var v = value;
+      // A dotted name is a field of an object (address.city): walk to it,
+      // in the input and in the schema.
+      var path = key.split("."), at = input, props = (schema && schema.properties) || {};
+      for (var i = 0; i < path.length - 1; i++) {
+        at = at[path[i]] = at[path[i]] || {};
+        props = (props[path[i]] || {}).properties || {};
+      }
+      var last = path[path.length - 1], p = props[last] || {}, v = value;
       if (p.type === "integer" || p.type === "number") {
         if (value === "") { return; }
         v = Number(value);
@@ -198,9 +211,9 @@
         v = value === "true" || value === "on";
       }
       if (p.type === "array") {
-        (input[key] = input[key] || []).push(v);
+        (at[last] = at[last] || []).push(v);
       } else {
-        input[key] = v;
+        at[last] = v;
       }
     });
     return input;
