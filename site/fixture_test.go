@@ -203,8 +203,10 @@ func (f *fixture) readPages() {
 
 	s.Page("/broken", site.PageOptions{
 		Description: "A page whose loader fails",
-		Load:        func(r *site.Request) (*site.State, error) { return nil, errors.New("decoding the catalogue: unexpected EOF") },
-		View:        productView,
+		Load: func(r *site.Request) (*site.State, error) {
+			return nil, errors.New("decoding the catalogue: unexpected EOF")
+		},
+		View: productView,
 	})
 	s.Page("/big", site.PageOptions{
 		Description: "A page with a large graph",
