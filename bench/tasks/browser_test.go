@@ -33,6 +33,14 @@ func TestTasks_BrowserPaths(t *testing.T) {
 				r := Run(ctx, taskNamed(id), p)
 				if !r.OK {
 					t.Errorf("%v (answer %q)", r.Err, r.Answer)
+					if r.Log != nil {
+						for i, w := range r.Log.Written {
+							t.Logf("sent %.200s", w)
+							if i+1 < len(r.Log.Read) {
+								t.Logf("read %.900s", r.Log.Read[i+1])
+							}
+						}
+					}
 				}
 				if r.Log == nil || r.Log.Exchanges == 0 {
 					t.Error("nothing logged")

@@ -44,6 +44,7 @@ type SnapshotAgent struct {
 	log     Log
 	graphs  *client.Client // the script's eyes, not counted
 	eyes    *http.Client   // the same, for a page's HTML
+	person  *person        // with WebMCP: presses the button of a form the agent's tool filled in
 	dir     string
 	snap    string // the last snapshot read
 }
@@ -84,8 +85,11 @@ func NewSnapshotAgent(ctx context.Context, w *World, webmcp bool) (*SnapshotAgen
 	args := []string{cli, "--headless", "--isolated", "--no-sandbox", "--executable-path", chromium(),
 		"--output-dir", dir, "--storage-state", statePath}
 	if webmcp {
+		if a.person, err = newPerson(w.URL); err != nil {
+			return nil, err
+		}
 		config := filepath.Join(dir, "config.json")
-		if err := os.WriteFile(config, []byte(`{"browser":{"launchOptions":{"args":["--enable-features=WebMCP"]}}}`), 0o600); err != nil {
+		if err := os.WriteFile(config, []byte(`{"browser":{"launchOptions":{"args":["--enable-features=WebMCP","`+a.person.flag()+`"]}}}`), 0o600); err != nil {
 			return nil, err
 		}
 		args = append(args, "--config", config)
@@ -253,6 +257,19 @@ func (a *SnapshotAgent) click(ctx context.Context, role, name string) error {
 	return err
 }
 
+// selectIn picks the option whose value is value in the select named name.
+func (a *SnapshotAgent) selectIn(ctx context.Context, name, value string) error {
+	if err := a.snapshot(ctx); err != nil {
+		return err
+	}
+	r, err := a.ref("combobox", name)
+	if err != nil {
+		return err
+	}
+	_, err = a.act(ctx, "browser_select_option", map[string]any{"element": name, "target": r, "values": []string{value}})
+	return err
+}
+
 func (a *SnapshotAgent) typeIn(ctx context.Context, role, name, text string, submit bool) error {
 	if err := a.snapshot(ctx); err != nil {
 		return err
@@ -294,11 +311,25 @@ func (a *SnapshotAgent) Call(ctx context.Context, page, action string, input any
 		b, _ := json.Marshal(input)
 		json.Unmarshal(b, &in)
 	}
-	// A people-only action is no tool, and the tool of a form that changes
-	// something only fills the form: either way the agent uses the page's
-	// controls.
-	if a.webmcp && a.seen["webmcp_"+action] && !a.personPresses(ctx, page, action) {
-		if _, err := a.tool(ctx, "webmcp_"+action, in); err == nil {
+	// The tool of a form that changes something fills the form in, and
+	// the person presses its button (they see it marked); the tool's
+	// result is the call's. A people-only action is no tool: the agent
+	// uses the page's controls.
+	if a.webmcp && a.seen["webmcp_"+action] {
+		args := in
+		var stop func() error
+		if a.personPresses(ctx, page, action) {
+			args = formFields(in)
+			stop = a.person.pressWhenAsked(ctx)
+		}
+		_, err := a.tool(ctx, "webmcp_"+action, args)
+		if stop != nil {
+			if perr := stop(); err != nil && perr != nil {
+				err = fmt.Errorf("%w (and %v)", err, perr)
+			}
+		}
+		if err == nil {
+			a.snap = "" // the page showed its new state, or the next page
 			return &protocol.Delta{OK: true, Message: "Done through the page's tool."}, nil
 		} else if !strings.Contains(err.Error(), "must confirm") {
 			return nil, err
@@ -307,28 +338,12 @@ func (a *SnapshotAgent) Call(ctx context.Context, page, action string, input any
 		// with the form filled as the call would have it.
 	}
 	str := func(k string) string { s, _ := in[k].(string); return s }
-	lineOf := func(sku string) (string, error) {
-		var c cart
-		if err := Entity(g, "cart", &c); err != nil {
-			return "", err
-		}
-		for _, l := range c.Lines {
-			if l.SKU == sku {
-				return fmt.Sprintf("%s (%s, %s)", l.Product, l.Colour, l.Size), nil
-			}
-		}
-		return "", fmt.Errorf("no line %s", sku)
-	}
 	switch action {
 	case "addToCart":
 		if err := a.snapshot(ctx); err != nil { // the page may have been read as Markdown
 			return nil, err
 		}
-		r, rerr := a.ref("combobox", "Colour and size")
-		if rerr != nil {
-			return nil, rerr
-		}
-		if _, err := a.act(ctx, "browser_select_option", map[string]any{"element": "Colour and size", "target": r, "values": []string{str("sku")}}); err != nil {
+		if err := a.selectIn(ctx, "Colour and size", str("sku")); err != nil {
 			return nil, err
 		}
 		if q, ok := in["qty"].(float64); ok && q != 1 {
@@ -338,17 +353,18 @@ func (a *SnapshotAgent) Call(ctx context.Context, page, action string, input any
 		}
 		err = a.click(ctx, "button", "Add to cart")
 	case "setQuantity":
-		line, lerr := lineOf(str("sku"))
-		if lerr != nil {
-			return nil, lerr
+		if err := a.selectIn(ctx, "Change", str("sku")); err != nil {
+			return nil, err
 		}
-		err = a.typeIn(ctx, "spinbutton", "Quantity of "+line, fmt.Sprint(in["qty"]), true)
+		if err := a.typeIn(ctx, "spinbutton", "to", fmt.Sprint(in["qty"]), false); err != nil {
+			return nil, err
+		}
+		err = a.click(ctx, "button", "Update")
 	case "removeFromCart":
-		line, lerr := lineOf(str("sku"))
-		if lerr != nil {
-			return nil, lerr
+		if err := a.selectIn(ctx, "Take out", str("sku")); err != nil {
+			return nil, err
 		}
-		err = a.click(ctx, "button", "Remove "+line)
+		err = a.click(ctx, "button", "Remove")
 	case "placeOrder":
 		if ad, ok := in["address"].(map[string]any); ok {
 			for _, f := range [][2]string{{"name", "Name"}, {"street", "Street and number"}, {"postcode", "Postcode"}, {"city", "City"}, {"country", "Country code"}} {
@@ -410,11 +426,26 @@ func (a *SnapshotAgent) SignIn(context.Context, string, string) error { return n
 // Log implements Agent: what the agent sent and read.
 func (a *SnapshotAgent) Log() *Log { return &a.log }
 
+// formFields is an action's input as a form's fields name it: an
+// object's fields as dotted names (address.city).
+func formFields(in map[string]any) map[string]any {
+	out := map[string]any{}
+	for k, v := range in {
+		if m, ok := v.(map[string]any); ok {
+			for sk, sv := range m {
+				out[k+"."+sk] = sv
+			}
+			continue
+		}
+		out[k] = v
+	}
+	return out
+}
+
 // personPresses reports whether the page's own form declares the action's
 // tool without toolautosubmit: the browser then fills the form for the
-// agent and sends nothing until someone presses its button, so the agent
-// works the form itself. (A model reads it in the tool's description,
-// "the person presses ...", or learns it from a call that waits.)
+// agent and sends nothing until the person presses its button. (A model
+// reads it in the tool's description, "the person presses ...".)
 func (a *SnapshotAgent) personPresses(ctx context.Context, page, action string) bool {
 	req, _ := http.NewRequestWithContext(ctx, "GET", a.w.URL+page, nil)
 	req.Header.Set("Accept", "text/html")

@@ -69,17 +69,42 @@
       return res.text().then(function (text) {
         var next = asForm && res.ok && /<([^>]*)>;\s*rel="next"/.exec(res.headers.get("Link") || "");
         if (next && next[1] !== location.pathname + location.search) {
-          setTimeout(function () { location.assign(next[1]); }, 50);
+          later(function () { location.assign(next[1]); });
         } else if (asForm && res.ok) {
           // The page's forms show the state before the call (a cart's
           // lines, a quantity): show the new one, as a submission would.
-          setTimeout(function () { location.reload(); }, 50);
+          showAgain();
         } else {
           refresh();
         }
         return result(res, text);
       });
     });
+  }
+
+  // later moves the page on once the agent has its answer.
+  function later(go) {
+    setTimeout(go, 50);
+  }
+
+  // showAgain puts the page's new state in place of the old, from the
+  // page's HTML read again, without a navigation: the agent may go
+  // elsewhere at once, and a reload would cut its navigation short.
+  // Scripts of the new body do not run again (this one stays), and the
+  // tools follow the new state.
+  function showAgain() {
+    fetch(page, { headers: { "Accept": "text/html" }, credentials: "same-origin" })
+      .then(function (res) { return res.ok ? res.text() : null; })
+      .then(function (html) {
+        if (html === null) {
+          return;
+        }
+        var doc = new DOMParser().parseFromString(html, "text/html");
+        document.title = doc.title;
+        document.body.replaceWith(document.adoptNode(doc.body));
+        return refresh();
+      })
+      .catch(function () { /* the page stays as it was */ });
   }
 
   // readPage returns the page as Markdown, read with the person's session.

@@ -222,6 +222,13 @@ func TestBrowser_WebMCPToolsAreThePagesAvailableActions(t *testing.T) {
 	if got := cartQty(); got != 0 {
 		t.Errorf("after emptying the cart through its tool: %d in the cart (result %s)", got, out)
 	}
+	// In place, without a navigation: the new state, and its tools.
+	inPlace, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(async () =>
+		document.querySelector("main").innerText.includes("Your cart is empty") + " " +
+		(await document.modelContext.getTools()).map(x => x.name).sort().join(" "))()`, chromedp.EvalAwaitPromise))
+	if err != nil || !strings.HasPrefix(inPlace, "true ") || strings.Contains(inPlace, "removeFromCart") || strings.Contains(inPlace, "setQuantity") {
+		t.Errorf("the cart in place after its last line went: %q %v", inPlace, err)
+	}
 	if left := check("/cart"); left["removeFromCart"] || left["setQuantity"] {
 		t.Errorf("the empty cart's tools: %v", left)
 	}
@@ -240,7 +247,7 @@ func toolThenPress(t *testing.T, ctx context.Context, name, input, button string
 	// The result is kept in the tab's sessionStorage: the page may load
 	// another (a form that leads on) or itself again (the new state).
 	if _, err := chromedp.Run(ctx, chromedp.Evaluate[any](`(() => {
-		window.__before = true;
+		document.body.__before = true;
 		sessionStorage.removeItem("toolResult");
 		(async () => {
 			const t = (await document.modelContext.getTools()).find(x => x.name === "`+name+`");
@@ -264,14 +271,14 @@ func toolThenPress(t *testing.T, ctx context.Context, name, input, button string
 	if err := chromedp.Do(ctx, chromedp.Click(button)); err != nil {
 		t.Fatalf("pressing %s: %v", button, err)
 	}
-	// Every press that succeeds loads a page: the next one, or this one
-	// again with the new state. The answer is in once that page is.
+	// Every press that succeeds shows a new page: the next one, or this
+	// one's new state in place of the old. The answer is in once it is.
 	res := ""
 	for range 100 {
 		if res == "" {
 			res = result()
 		}
-		if loaded, _ := chromedp.Run(ctx, chromedp.Evaluate[bool](`window.__before === undefined && document.readyState === "complete"`)); loaded && res != "" {
+		if loaded, _ := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.body.__before === undefined && document.readyState === "complete"`)); loaded && res != "" {
 			return res
 		}
 		time.Sleep(100 * time.Millisecond)
