@@ -5,6 +5,9 @@
 // WebMCP annotations.
 //
 //   node audit.mjs http://127.0.0.1:8080 / /products/heavyweight-tee /cart /checkout
+//
+// With LIGHTHOUSE_COOKIE (a Cookie header, as signin.mjs prints it), the
+// pages are audited as that session sees them.
 import { execFileSync } from 'node:child_process';
 import { readFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,7 +24,8 @@ for (const page of pages) {
   const file = join(out, encodeURIComponent(page) + '.json');
   execFileSync(process.execPath, [cli, base + page, '--config-path=' + config, '--only-categories=agentic-browsing',
     '--chrome-flags=--headless=new --no-sandbox --disable-gpu --disable-background-networking --enable-features=WebMCP',
-    '--output=json', '--output-path=' + file, '--quiet'],
+    '--output=json', '--output-path=' + file, '--quiet',
+    ...(process.env.LIGHTHOUSE_COOKIE ? ['--extra-headers=' + JSON.stringify({ Cookie: process.env.LIGHTHOUSE_COOKIE })] : [])],
   { env: { ...process.env, CHROME_PATH: process.env.CHROME_PATH || '/usr/bin/chromium' }, stdio: ['ignore', 'ignore', 'inherit'], timeout: 180000 });
   const r = JSON.parse(readFileSync(file, 'utf8'));
   const cat = r.categories['agentic-browsing'];
@@ -34,6 +38,13 @@ for (const page of pages) {
     if (ref.id === 'webmcp-form-coverage' && a.displayValue) failed = true; // "N forms missing annotations"
     if ((ref.id === 'llms-txt' || ref.id === 'ard-schema') && na) failed = true; // must apply, not be skipped
   }
-  console.log(`lighthouse ${page}: score ${cat.score}; ${parts.join(', ')}`);
+  // The tools the page registered, declared by forms or by script.
+  const tools = [];
+  for (const section of r.audits['webmcp-registered-tools'].details?.items || []) {
+    for (const item of section.value?.items || []) tools.push(item.tool);
+  }
+  parts.push('tools: ' + (tools.sort().join(' ') || 'none'));
+  const who = process.env.LIGHTHOUSE_COOKIE ? ' (signed in)' : '';
+  console.log(`lighthouse ${page}${who}: score ${cat.score}; ${parts.join(', ')}`);
 }
 process.exit(failed ? 1 : 0);
