@@ -204,6 +204,10 @@ type ConfirmData struct {
 	// bearer token) and the action needs the person's approval on the
 	// site: there is no button to press, the person approves there.
 	ApprovalURL string
+	// PresenceScript is the tag of the script of presence when the site
+	// proves presence, as [View.PresenceScript]: a people-only action's
+	// confirmation asks for the person's passkey.
+	PresenceScript template.HTML
 	// Request is the request being answered.
 	Request *Request
 }
@@ -251,6 +255,9 @@ func (s *Site) renderConfirm(w http.ResponseWriter, c *call, e *Error) {
 		}
 	}
 	d.ApprovalURL = e.approvalURL
+	if s.opts.Presence != nil {
+		d.PresenceScript = presenceScriptTag
+	}
 	var buf bytes.Buffer
 	if err := s.opts.ConfirmView.Execute(&buf, d); err != nil {
 		s.opts.Logger.ErrorContext(c.r.Context(), "affordances: rendering confirmation", "route", c.page.route, "err", err)

@@ -51,6 +51,21 @@ func (v *View) Entities() map[string]any {
 	return v.State.entities
 }
 
+// PresenceScript returns the tag of the script of presence
+// ([PresenceScriptPath]) when the site proves presence
+// ([Options.Presence]), and nothing when it does not: a layout puts
+// {{.PresenceScript}} in every page's head, and a site without passkeys
+// asks for no script it does not serve.
+func (v *View) PresenceScript() template.HTML {
+	if v.page == nil || v.page.site.opts.Presence == nil {
+		return ""
+	}
+	return presenceScriptTag
+}
+
+// presenceScriptTag loads the script of presence.
+const presenceScriptTag template.HTML = `<script src="` + PresenceScriptPath + `" defer></script>`
+
 // Actions returns the descriptors of the actions this person may see,
 // with their availability, in registration order.
 func (v *View) Actions() []protocol.ActionDescriptor {
