@@ -47,12 +47,19 @@
   }
 
   // result is a call's answer for the agent: the delta's Markdown, which
-  // the site writes. A confirm action's refusal says who must act.
+  // the site writes, as the tool's result when the call succeeded and as
+  // its error when it did not. The text itself, not an object around it:
+  // a browser hands the agent a result as JSON, and Markdown inside a
+  // JSON string is longer to read. A confirm action's refusal says who
+  // must act.
   function result(res, text) {
     if (/^Not done \(confirm_required\)/.test(text)) {
       text = "Nothing ran: the person must confirm this themselves, with the button on this page or on the approval page below.\n\n" + text;
     }
-    return { content: [{ type: "text", text: text }], isError: !res.ok };
+    if (!res.ok) {
+      throw new Error(text);
+    }
+    return text;
   }
 
   // call runs an action and answers with its result. asForm: the call
@@ -111,9 +118,7 @@
   function readPage() {
     return fetch(page, { headers: { "Accept": "text/markdown" }, credentials: "same-origin" })
       .then(function (res) {
-        return res.text().then(function (text) {
-          return { content: [{ type: "text", text: text }], isError: !res.ok };
-        });
+        return res.text().then(function (text) { return result(res, text); });
       });
   }
 
@@ -210,7 +215,7 @@
     }
     var fields = new FormData(form);
     var name = fields.get("_action");
-    e.respondWith(call(name, formInput(fields, schemas[name]), true).then(function (r) { return r.content[0].text; }));
+    e.respondWith(call(name, formInput(fields, schemas[name]), true));
   }, true);
 
   // formInput turns a form's fields into the action's input, typed as
