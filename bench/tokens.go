@@ -199,7 +199,7 @@ func tokens(ctx context.Context, e *Env, _ bool) ([]Row, error) {
 		Ratio:    fmt.Sprintf("%.3f", float64(tw)/float64(tp)),
 		Goal:     "≤ 0.25",
 		Met:      met(float64(tw) <= 0.25*float64(tp)),
-		Note: fmt.Sprintf("the page's tools (signIn, addToCart, placeOrder) and one snapshot for the person's Place order button; without Playwright's own tool list: %d tokens, %.3f",
+		Note: fmt.Sprintf("the forms' tools (signIn, addToCart, placeOrder), each sent by the person's press; without Playwright's own tool list: %d tokens, %.3f",
 			n["task:webmcp"], float64(n["task:webmcp"])/float64(tp))})
 	to := n["ours:task"] + n["ours:tools"]
 	rows = append(rows, Row{Name: "task: buy one black M heavyweight tee through our /mcp",

@@ -8,6 +8,8 @@ import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import os from 'node:os';
 import fs from 'node:fs';
+import net from 'node:net';
+import { chromium } from 'playwright-core';
 
 const base = process.argv[2];
 // With "webmcp", Chromium runs with WebMCP on and the agent uses the tools
@@ -17,9 +19,15 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const outDir = fs.mkdtempSync(path.join(os.tmpdir(), 'playwright-mcp-'));
 const args = [path.join(here, 'node_modules/@playwright/mcp/cli.js'),
   '--headless', '--isolated', '--no-sandbox', '--executable-path', '/usr/bin/chromium', '--output-dir', outDir];
+// With WebMCP, the browser also opens a DevTools port on loopback: the
+// person's, who presses the button of a form the agent's tool filled in.
+let devtools = 0;
 if (webmcp) {
+  devtools = await new Promise((ok) => {
+    const srv = net.createServer().listen(0, '127.0.0.1', () => { const p = srv.address().port; srv.close(() => ok(p)); });
+  });
   const config = path.join(outDir, 'config.json');
-  fs.writeFileSync(config, JSON.stringify({ browser: { launchOptions: { args: ['--enable-features=WebMCP'] } } }));
+  fs.writeFileSync(config, JSON.stringify({ browser: { launchOptions: { args: ['--enable-features=WebMCP', '--remote-debugging-port=' + devtools] } } }));
   args.push('--config', config);
 } else {
   args.push('--no-webmcp');
@@ -68,26 +76,29 @@ if (webmcp) {
     if (fresh.length) out.task.push({ tool: 'tools/list', args: {}, text: JSON.stringify(fresh) });
   };
   const go = async (p) => { await tool('browser_navigate', { url: base + p }, true); await newTools(); };
-  // The sign-in and buy forms change something, so their tools only fill
-  // them: nothing is sent until someone presses the button. This agent
-  // presses it itself, so it works those forms as on the snapshot path.
+  // The sign-in, buy and order forms change something, so their tools
+  // only fill them in: nothing is sent until the person presses the
+  // button, which the browser marks (:tool-submit-active). The person
+  // does so over the DevTools port, beside Playwright MCP: what they do
+  // costs the agent nothing, and it reads only its tool's result.
+  let person; // the browser starts with the agent's first navigation
+  const withPress = async (name, input) => {
+    person = person || await chromium.connectOverCDP('http://127.0.0.1:' + devtools);
+    const page = person.contexts().flatMap((c) => c.pages()).find((p) => p.url().startsWith(base));
+    if (!page) throw new Error('the person sees no page of the site');
+    const [r] = await Promise.all([tool(name, input, true), page.click('button:tool-submit-active', { timeout: 30000 })]);
+    return r;
+  };
   await go('/login');
-  let s = await tool('browser_snapshot', {}, true);
-  s = await call('browser_type', { element: 'Email', target: ref(s, 'textbox', 'Email'), text: 'demo@example.com' }, true);
-  await tool('browser_type', { element: 'Password', target: ref(s, 'textbox', 'Password'), text: 'demo', submit: true }, true);
+  await withPress('webmcp_signIn', { email: 'demo@example.com', password: 'demo' });
   await tool('browser_wait_for', { text: 'Your account' }, true);
   await go('/products/heavyweight-tee');
-  s = await tool('browser_snapshot', {}, true);
-  s = await call('browser_select_option', { element: 'Colour and size', target: ref(s, 'combobox', 'Colour and size'), values: ['TEE-BLK-M'] }, true);
-  await tool('browser_click', { element: 'Add to cart', target: ref(s, 'button', 'Add to cart') }, true);
+  await withPress('webmcp_addToCart', { sku: 'TEE-BLK-M' });
   await go('/checkout');
-  // placeOrder through its tool runs nothing: the person confirms with
-  // the page's button, which the agent finds in a snapshot.
-  let r;
-  try { r = await tool('webmcp_placeOrder', {}, true); } catch (e) { r = String(e); out.task.push({ tool: 'webmcp_placeOrder', args: {}, text: r }); }
-  if (!/must confirm/.test(r)) throw new Error('placeOrder through WebMCP did not ask for the person: ' + r.slice(0, 500));
-  s = await tool('browser_snapshot', {}, true);
-  const done = await tool('browser_click', { element: 'Place order', target: ref(s, 'button', 'Place order') }, true);
+  // placeOrder's press is the person's confirmation: it sends the page's
+  // own form, and the order page shows.
+  await withPress('webmcp_placeOrder', {});
+  const done = await tool('browser_wait_for', { text: 'Order' }, true);
   if (!/Page Title: Order \d+/.test(done)) throw new Error('the order page did not show: ' + done.slice(0, 1000));
   await client.close();
   process.stdout.write(JSON.stringify(out));
