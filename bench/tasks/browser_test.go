@@ -28,7 +28,7 @@ func TestTasks_BrowserPaths(t *testing.T) {
 	needBrowser(t)
 	ctx := context.Background()
 	for _, p := range BrowserPaths() {
-		for _, id := range []string{"add-hoodie", "stock-of", "remove-line", "buy-jacket", "sold-out", "order-new-address"} {
+		for _, id := range []string{"add-hoodie", "stock-of", "remove-line", "buy-jacket", "cancel-last-order", "sold-out", "order-new-address"} {
 			t.Run(p.Name+"/"+id, func(t *testing.T) {
 				r := Run(ctx, taskNamed(id), p)
 				if !r.OK {

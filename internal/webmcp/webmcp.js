@@ -47,19 +47,23 @@
   }
 
   // result is a call's answer for the agent: the delta's Markdown, which
-  // the site writes, as the tool's result when the call succeeded and as
-  // its error when it did not. The text itself, not an object around it:
-  // a browser hands the agent a result as JSON, and Markdown inside a
-  // JSON string is longer to read. A confirm action's refusal says who
+  // the site writes. A success is the text itself, not an object around
+  // it: a browser hands the agent a result as JSON, and Markdown inside a
+  // JSON string is longer to read. A failure is marked an error (isError)
+  // with the text, which a thrown error would lose (Chromium tells the
+  // agent only that the tool failed). A confirm action's refusal says who
   // must act.
   function result(res, text) {
     if (/^Not done \(confirm_required\)/.test(text)) {
       text = "Nothing ran: the person must confirm this themselves, with the button on this page or on the approval page below.\n\n" + text;
     }
-    if (!res.ok) {
-      throw new Error(text);
-    }
-    return text;
+    return res.ok ? text : { content: [{ type: "text", text: text }], isError: true };
+  }
+
+  // textOf is a result's text, for a form's submission, which answers
+  // with text alone.
+  function textOf(r) {
+    return typeof r === "string" ? r : r.content[0].text;
   }
 
   // call runs an action and answers with its result. asForm: the call
@@ -215,7 +219,7 @@
     }
     var fields = new FormData(form);
     var name = fields.get("_action");
-    e.respondWith(call(name, formInput(fields, schemas[name]), true));
+    e.respondWith(call(name, formInput(fields, schemas[name]), true).then(textOf));
   }, true);
 
   // formInput turns a form's fields into the action's input, typed as
