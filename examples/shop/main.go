@@ -160,6 +160,7 @@ func run(cf config) error {
 		return err
 	}
 	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	store.Logger = logger // its writes behind the answers and its sweeps log with the rest
 	opts := shop.Options{Logger: logger, NoApprovals: !approvals, LimiterFailClosed: failClosed, Dev: dev,
 		Origins: cf.origins, TrustedProxies: cf.proxies, Secret: secret, MCPLean: cf.mcpLean, MaxInFlight: cf.maxInFlight, MaxQueued: cf.maxQueued}
 	// Telemetry: metrics when an admin address is given, traces when the

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"log/slog"
 	"slices"
 	"strings"
 	"sync"
@@ -255,8 +254,12 @@ func (w *deltaWriter) run(k *IdempotencyKeys) {
 		time.Sleep(batchEvery)
 		if err := w.flush(context.Background(), k); err != nil {
 			failures++
-			slog.Error("shop: writing the deltas of idempotent calls", "err", err, "try", failures)
-			if failures == 3 {
+			if failures < 3 {
+				// The database restarting, say: the next try may do.
+				k.s.log().Warn("shop: writing the deltas of idempotent calls; trying again", "err", err, "try", failures)
+			} else {
+				k.s.log().Error("shop: writing the deltas of idempotent calls failed three times; dropped (their keys stay committed, and a repeat is told its first answer was lost)",
+					"err", err, "try", failures)
 				w.mu.Lock()
 				clear(w.waiting)
 				w.mu.Unlock()

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/affordances-go/affordances/site/tokens"
+	"log/slog"
 	"slices"
 	"strconv"
 	"strings"
@@ -23,16 +24,28 @@ type Store struct {
 	// PasswordIterations is the PBKDF2-SHA256 work factor for new password
 	// hashes. Verification reads the factor stored with each hash.
 	PasswordIterations int
-	now                func() time.Time
-	keys               *IdempotencyKeys
-	catalog            sync.Map     // slug -> *catalogEntry: what Product read of the catalog
-	sessionsSwept      atomic.Int64 // when ForgetExpiredSessions last ran for a sign-in, Unix ms
-	cartsSwept         atomic.Int64 // when ForgetAbandonedGuestCarts last ran for a guest's add, Unix ms
-	toks               *tokens.SQL  // the token kit's table (tokens.go)
-	sweepMu            sync.Mutex   // guards closed, and sweeps.Add against Close's Wait
-	closed             bool         // Close ran: no more sweeps
-	sweeps             sync.WaitGroup
-	kit                *tokens.Kit // the token kit over it, writing in the store's transactions
+	// Logger receives what the store's work in the background logs: the
+	// idempotency deltas it writes behind the answers, and its sweeps.
+	// Nil logs to slog.Default().
+	Logger        *slog.Logger
+	now           func() time.Time
+	keys          *IdempotencyKeys
+	catalog       sync.Map     // slug -> *catalogEntry: what Product read of the catalog
+	sessionsSwept atomic.Int64 // when ForgetExpiredSessions last ran for a sign-in, Unix ms
+	cartsSwept    atomic.Int64 // when ForgetAbandonedGuestCarts last ran for a guest's add, Unix ms
+	toks          *tokens.SQL  // the token kit's table (tokens.go)
+	sweepMu       sync.Mutex   // guards closed, and sweeps.Add against Close's Wait
+	closed        bool         // Close ran: no more sweeps
+	sweeps        sync.WaitGroup
+	kit           *tokens.Kit // the token kit over it, writing in the store's transactions
+}
+
+// log is the store's Logger, or slog's default.
+func (s *Store) log() *slog.Logger {
+	if s.Logger != nil {
+		return s.Logger
+	}
+	return slog.Default()
 }
 
 // Ping reports whether the database answers.

@@ -3,7 +3,6 @@ package shop
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"sync/atomic"
 	"time"
 )
@@ -75,7 +74,7 @@ func (s *Store) sweepIfDue(last *atomic.Int64, what string, sweep func(context.C
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		if _, err := sweep(ctx); err != nil {
-			slog.Error("shop: "+what, "err", err)
+			s.log().Error("shop: "+what, "err", err)
 		}
 	}()
 }
