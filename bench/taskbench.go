@@ -20,6 +20,7 @@ var tasksSVG string
 type taskOutcome struct {
 	tasks.Result
 	read, written int
+	hostList      int // of read: the browser host's own tool list (Playwright MCP's), on the browser paths
 }
 
 // taskBench runs every task of bench/tasks on every path (the graph,
@@ -31,6 +32,10 @@ type taskOutcome struct {
 // rates. A smoke run does each task once on the graph path, success
 // checked, and counts nothing.
 func taskBench(ctx context.Context, _ *Env, smoke bool) ([]Row, error) {
+	browser := map[string]bool{}
+	for _, p := range tasks.BrowserPaths() {
+		browser[p.Name] = true
+	}
 	paths := append(tasks.Paths(), tasks.BrowserPaths()...)
 	if smoke {
 		paths = paths[:1]
@@ -51,6 +56,9 @@ func taskBench(ctx context.Context, _ *Env, smoke bool) ([]Row, error) {
 				key := p.Name + "/" + t.ID
 				texts[key+"/read"] = strings.Join(r.Log.Read, "\n")
 				texts[key+"/written"] = strings.Join(r.Log.Written, "\n")
+				if browser[p.Name] && len(r.Log.Read) > 0 {
+					texts[key+"/hostlist"] = r.Log.Read[0] // the agent reads the host's tool list first
+				}
 			}
 		}
 	}
@@ -66,7 +74,7 @@ func taskBench(ctx context.Context, _ *Env, smoke bool) ([]Row, error) {
 	}
 	for i := range outs {
 		key := outs[i].Path + "/" + outs[i].Task
-		outs[i].read, outs[i].written = n[key+"/read"], n[key+"/written"]
+		outs[i].read, outs[i].written, outs[i].hostList = n[key+"/read"], n[key+"/written"], n[key+"/hostlist"]
 	}
 	printTaskTable(outs, paths)
 	if tasksSVG != "" {
@@ -151,7 +159,32 @@ func taskRows(outs []taskOutcome, paths []tasks.Path) []Row {
 			Ours: fmt.Sprintf("%d tokens, %d calls, %dms", medianOf(tok), medianOf(calls), medianOf(wall).Milliseconds()),
 			Note: "most expensive: " + strings.Join(top, ", ")})
 	}
-	return rows
+	return append(rows, webmcpRow(outs)...)
+}
+
+// webmcpRow compares the WebMCP path with the snapshot path, medians per
+// task, against issue 39's goal; and again without the browser host's
+// own tool list, which both paths read once per task and no option of
+// Playwright MCP trims.
+func webmcpRow(outs []taskOutcome) []Row {
+	var w, s, wNoList, sNoList []int
+	for _, o := range outs {
+		switch o.Path {
+		case "webmcp":
+			w, wNoList = append(w, o.read+o.written), append(wNoList, o.read+o.written-o.hostList)
+		case "snapshot":
+			s, sNoList = append(s, o.read+o.written), append(sNoList, o.read+o.written-o.hostList)
+		}
+	}
+	if len(w) == 0 || len(s) == 0 {
+		return nil
+	}
+	mw, ms := medianOf(w), medianOf(s)
+	return []Row{{Name: "tasks: webmcp against snapshot, medians per task",
+		Ours: fmt.Sprintf("%d tokens", mw), Baseline: fmt.Sprintf("%d tokens", ms),
+		Ratio: ratio(float64(mw), float64(ms)), Goal: "≤ 0.5×", Met: met(2*mw <= ms),
+		Note: fmt.Sprintf("without the host's own tool list (Playwright MCP's, read once per task on both paths): %d against %d, %s",
+			medianOf(wNoList), medianOf(sNoList), ratio(float64(medianOf(wNoList)), float64(medianOf(sNoList))))}}
 }
 
 func medianOf[T int | time.Duration](xs []T) T {
