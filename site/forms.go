@@ -256,7 +256,7 @@ func (s *Site) renderConfirm(w http.ResponseWriter, c *call, e *Error) {
 	}
 	d.ApprovalURL = e.approvalURL
 	if s.opts.Presence != nil {
-		d.PresenceScript = presenceScriptTag
+		d.PresenceScript = PresenceScriptTag
 	}
 	var buf bytes.Buffer
 	if err := s.opts.ConfirmView.Execute(&buf, d); err != nil {

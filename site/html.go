@@ -60,11 +60,8 @@ func (v *View) PresenceScript() template.HTML {
 	if v.page == nil || v.page.site.opts.Presence == nil {
 		return ""
 	}
-	return presenceScriptTag
+	return PresenceScriptTag
 }
-
-// presenceScriptTag loads the script of presence.
-const presenceScriptTag template.HTML = `<script src="` + PresenceScriptPath + `" defer></script>`
 
 // Actions returns the descriptors of the actions this person may see,
 // with their availability, in registration order.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"github.com/affordances-go/affordances/internal/htmlform"
+	"html/template"
 	"net/http"
 	"net/url"
 	"time"
@@ -44,6 +45,11 @@ type Presence interface {
 // (package site/presence serves it): the approval page and the pages of
 // people-only forms load it.
 const PresenceScriptPath = "/_affordances/presence.js"
+
+// PresenceScriptTag is the tag that loads the script of presence, for a
+// page's head; [View.PresenceScript] writes it only where the site proves
+// presence.
+const PresenceScriptTag template.HTML = `<script src="` + PresenceScriptPath + `" defer></script>`
 
 // FormPresenceField is the form field that carries the proof of presence
 // (a [Presence]'s), which the library's script fills in before the form

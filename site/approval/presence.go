@@ -41,7 +41,7 @@ func (p *Page) askPresence(hr *http.Request, d *PageData) error {
 		return err
 	}
 	d.Presence, d.PresenceAsk = true, template.JS(ask)
-	d.PresenceScript = template.HTML(`<script src="` + site.PresenceScriptPath + `" defer></script>`)
+	d.PresenceScript = site.PresenceScriptTag
 	return nil
 }
 

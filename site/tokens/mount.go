@@ -25,7 +25,7 @@ func Template(t *template.Template) (*template.Template, error) {
 // page is the whole page [Kit.Mount] serves.
 const page = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>API tokens</title>{{affordancesLink}}{{if presence}}<script src="` + site.PresenceScriptPath + `" defer></script>{{end}}</head>
+<title>API tokens</title>{{affordancesLink}}{{if presence}}` + string(site.PresenceScriptTag) + `{{end}}</head>
 <body><main>{{with .Flash}}<p role="status">{{.}}</p>{{end}}{{template "affordances-tokens" .}}</main></body></html>`
 
 // MountOptions describe the page [Kit.Mount] adds.
