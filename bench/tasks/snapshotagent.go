@@ -245,7 +245,10 @@ func (a *SnapshotAgent) ref(role, name string) (string, error) {
 	return "", fmt.Errorf("no %s %q on the page", role, name)
 }
 
-func (a *SnapshotAgent) click(ctx context.Context, role, name string) error {
+// on works the element of the last snapshot with this role and name
+// (taken first if the page was read as Markdown): tool with the element's
+// ref and args.
+func (a *SnapshotAgent) on(ctx context.Context, role, name, tool string, args map[string]any) error {
 	if err := a.snapshot(ctx); err != nil {
 		return err
 	}
@@ -253,33 +256,22 @@ func (a *SnapshotAgent) click(ctx context.Context, role, name string) error {
 	if err != nil {
 		return err
 	}
-	_, err = a.act(ctx, "browser_click", map[string]any{"element": name, "target": r})
+	args["element"], args["target"] = name, r
+	_, err = a.act(ctx, tool, args)
 	return err
+}
+
+func (a *SnapshotAgent) click(ctx context.Context, role, name string) error {
+	return a.on(ctx, role, name, "browser_click", map[string]any{})
 }
 
 // selectIn picks the option whose value is value in the select named name.
 func (a *SnapshotAgent) selectIn(ctx context.Context, name, value string) error {
-	if err := a.snapshot(ctx); err != nil {
-		return err
-	}
-	r, err := a.ref("combobox", name)
-	if err != nil {
-		return err
-	}
-	_, err = a.act(ctx, "browser_select_option", map[string]any{"element": name, "target": r, "values": []string{value}})
-	return err
+	return a.on(ctx, "combobox", name, "browser_select_option", map[string]any{"values": []string{value}})
 }
 
 func (a *SnapshotAgent) typeIn(ctx context.Context, role, name, text string, submit bool) error {
-	if err := a.snapshot(ctx); err != nil {
-		return err
-	}
-	r, err := a.ref(role, name)
-	if err != nil {
-		return err
-	}
-	_, err = a.act(ctx, "browser_type", map[string]any{"element": name, "target": r, "text": text, "submit": submit})
-	return err
+	return a.on(ctx, role, name, "browser_type", map[string]any{"text": text, "submit": submit})
 }
 
 // Read opens the page in the browser (the snapshot is what the agent

@@ -9,12 +9,12 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/affordances-go/affordances/examples/shop/shop"
 	"github.com/affordances-go/affordances/examples/shop/shoptest"
+	"github.com/affordances-go/affordances/internal/syncbuf"
 	"github.com/affordances-go/affordances/protocol"
 )
 
@@ -162,7 +162,7 @@ func TestAfford_ApprovalOnTheSite(t *testing.T) {
 
 	// Waiting: the person approves while afford waits.
 	afford(t, env, "call", s.URL+"/products/heavyweight-tee", "addToCart", "sku=TEE-BLK-M")
-	var errb syncBuffer
+	var errb syncbuf.Buffer
 	done := make(chan int)
 	go func() {
 		var out bytes.Buffer
@@ -196,16 +196,3 @@ func personApproves(t *testing.T, s *shoptest.Shop, u string) {
 	}
 	res.Body.Close()
 }
-
-// syncBuffer is a bytes.Buffer safe for a writer and a reader.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-func (b *syncBuffer) String() string { b.mu.Lock(); defer b.mu.Unlock(); return b.b.String() }

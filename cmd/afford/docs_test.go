@@ -10,6 +10,7 @@ import (
 
 	"github.com/affordances-go/affordances/examples/shop/shop"
 	"github.com/affordances-go/affordances/examples/shop/shoptest"
+	"github.com/affordances-go/affordances/internal/syncbuf"
 )
 
 // docs/agents.md's sample of an approval on the site is what afford
@@ -32,7 +33,7 @@ func TestDocs_ApprovalSampleIsTrue(t *testing.T) {
 	if code, _, errs := afford(t, env, "call", s.URL+"/products/heavyweight-tee", "addToCart", "sku=TEE-BLK-M"); code != 0 {
 		t.Fatal(errs)
 	}
-	var out syncBuffer
+	var out syncbuf.Buffer
 	done := make(chan int, 1)
 	go func() {
 		done <- run([]string{"call", s.URL + "/checkout", "placeOrder"}, strings.NewReader(""), &out, &out, func(k string) string { return env[k] })

@@ -80,7 +80,7 @@
       return res.text().then(function (text) {
         var next = asForm && res.ok && /<([^>]*)>;\s*rel="next"/.exec(res.headers.get("Link") || "");
         if (next && next[1] !== location.pathname + location.search) {
-          later(function () { location.assign(next[1]); });
+          setTimeout(function () { location.assign(next[1]); }, 50); // once the agent has its answer
         } else if (asForm && res.ok) {
           // The page's forms show the state before the call (a cart's
           // lines, a quantity): show the new one, as a submission would.
@@ -91,11 +91,6 @@
         return result(res, text);
       });
     });
-  }
-
-  // later moves the page on once the agent has its answer.
-  function later(go) {
-    setTimeout(go, 50);
   }
 
   // showAgain puts the page's new state in place of the old, from the

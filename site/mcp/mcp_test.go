@@ -1,7 +1,6 @@
 package mcp_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -16,6 +15,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/affordances-go/affordances/internal/syncbuf"
 	"github.com/affordances-go/affordances/internal/wiretest"
 	"github.com/affordances-go/affordances/protocol"
 	"github.com/affordances-go/affordances/site"
@@ -29,23 +29,12 @@ var ctx = context.Background()
 // endpoint on loopback.
 type testShop struct {
 	url   string
-	audit *bytes.Buffer
+	audit *syncbuf.Buffer
 
 	mu     sync.Mutex
 	stock  int
 	orders int
 	pings  int
-}
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.Buffer.Write(p)
 }
 
 type addInput struct {
@@ -69,8 +58,8 @@ func newTestShopWith(t *testing.T, stateless bool) *testShop {
 
 func newTestShopOpts(t *testing.T, o mcp.Options) *testShop {
 	ts := &testShop{stock: 3}
-	audit := &lockedBuffer{}
-	ts.audit = &audit.Buffer
+	audit := &syncbuf.Buffer{}
+	ts.audit = audit
 	s := site.New(site.Options{Name: "MCP test shop",
 		Logger:       slog.New(slog.DiscardHandler),
 		AuditLogger:  slog.New(slog.NewJSONHandler(audit, nil)),

@@ -24,6 +24,7 @@ import (
 
 	"github.com/affordances-go/affordances/examples/shop/shop"
 	"github.com/affordances-go/affordances/internal/servers"
+	"github.com/affordances-go/affordances/internal/syncbuf"
 	"github.com/affordances-go/affordances/protocol"
 	"github.com/affordances-go/affordances/site/ratelimit"
 	"github.com/affordances-go/affordances/site/ratelimit/redislimit"
@@ -604,7 +605,7 @@ func TestCluster(t *testing.T) {
 		// no agent here reaches: what is measured is the database going
 		// away, not the rate limit (each retry is a call it counts).
 		// What the instances log as errors is kept: a 500 must say why.
-		var errs syncBuffer
+		var errs syncbuf.Buffer
 		errLog := slog.New(slog.NewTextHandler(&errs, &slog.HandlerOptions{Level: slog.LevelError}))
 		var urls []string
 		for _, in := range c.instances {
@@ -667,24 +668,6 @@ func TestCluster(t *testing.T) {
 		}
 		empty()
 	})
-}
-
-// syncBuffer is a buffer that several goroutines may write to.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // statusCounter counts the HTTP statuses its requests get.
