@@ -9,16 +9,17 @@ import (
 
 // While the database is away, the deltas written behind the answers are
 // retried: each failed try is a warning to the store's own Logger, and
-// only the last, after which they are dropped (their keys stay
-// committed), is an error.
+// only the last, after the writer's patience, when they are dropped
+// (their keys stay committed), is an error.
 func TestDeltaWriter_LogsRetriesAsWarningsAndTheDropAsAnError(t *testing.T) {
 	s, db := openStore(t)
-	lines := make(chan string, 16)
+	lines := make(chan string, 64)
 	s.Logger = slog.New(slog.NewTextHandler(chanWriter(lines), nil))
-	db.Close() // the database goes away before the writer's first batch
+	s.keys.writer.patience = 500 * time.Millisecond // tries at about 0, 0.1, 0.3 s; dropped at about 0.7 s
+	db.Close()                                      // the database goes away before the writer's first batch
 	s.keys.writer.add(s.keys, "scope", "key", "claim", []byte(`{"ok":true}`))
 	var got []string
-	for len(got) < 3 {
+	for len(got) == 0 || !strings.Contains(got[len(got)-1], "level=ERROR") {
 		select {
 		case l := <-lines:
 			got = append(got, l)
@@ -26,9 +27,15 @@ func TestDeltaWriter_LogsRetriesAsWarningsAndTheDropAsAnError(t *testing.T) {
 			t.Fatalf("logged %d lines: %q", len(got), got)
 		}
 	}
+	if len(got) < 3 {
+		t.Fatalf("want at least two retries before the drop, logged %q", got)
+	}
+	if _, ok := s.keys.writer.pending("scope", "key", "claim"); ok {
+		t.Error("the delta still waits after the drop")
+	}
 	for i, l := range got {
 		want := "level=WARN"
-		if i == 2 {
+		if i == len(got)-1 {
 			want = "level=ERROR"
 		}
 		if !strings.Contains(l, want) || !strings.Contains(l, "deltas of idempotent calls") {

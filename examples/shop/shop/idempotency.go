@@ -208,9 +208,10 @@ func (k *IdempotencyKeys) sweepIfDue() {
 // Until a delta is written, Claim reads it from here on this instance,
 // and waits for it on the others.
 type deltaWriter struct {
-	mu      sync.Mutex
-	waiting map[[2]string]pendingDelta
-	running bool
+	mu       sync.Mutex
+	waiting  map[[2]string]pendingDelta
+	running  bool
+	patience time.Duration // how long to keep trying while the database is away; deltaPatience when 0
 }
 
 type pendingDelta struct {
@@ -244,29 +245,36 @@ func (w *deltaWriter) pending(scope, key, claim string) ([]byte, bool) {
 	return p.delta, true
 }
 
-// run writes batches until none is waiting, then ends. After three
-// failures in a row (the database is gone) it drops what waits: those
-// keys stay committed, and a repeat is told that the first answer was
-// lost, which is true.
+// run writes batches until none is waiting, then ends. While the
+// database is away (a restart, a failover) it keeps trying, waiting twice
+// as long after each failure (retryFirst up to retryMost) and logging
+// each as a warning, for the writer's patience (or until the store is
+// closed, whose Close tried once more); then it drops what waits,
+// an error: those keys stay committed, and a repeat is told that the
+// first answer was lost, which is true. No call commits while the
+// database is away, so what waits does not grow meanwhile.
 func (w *deltaWriter) run(k *IdempotencyKeys) {
-	failures := 0
-	for {
+	var failingSince time.Time
+	wait := retryFirst
+	for try := 1; ; {
 		time.Sleep(batchEvery)
 		if err := w.flush(context.Background(), k); err != nil {
-			failures++
-			if failures < 3 {
-				// The database restarting, say: the next try may do.
-				k.s.log().Warn("shop: writing the deltas of idempotent calls; trying again", "err", err, "try", failures)
+			if failingSince.IsZero() {
+				failingSince = time.Now()
+			}
+			if time.Since(failingSince) < w.patienceOrDefault() && !k.s.isClosed() {
+				k.s.log().Warn("shop: writing the deltas of idempotent calls; trying again", "err", err, "try", try, "in", wait)
+				time.Sleep(wait)
+				wait, try = min(2*wait, retryMost), try+1
 			} else {
-				k.s.log().Error("shop: writing the deltas of idempotent calls failed three times; dropped (their keys stay committed, and a repeat is told its first answer was lost)",
-					"err", err, "try", failures)
 				w.mu.Lock()
 				clear(w.waiting)
 				w.mu.Unlock()
+				k.s.log().Error("shop: writing the deltas of idempotent calls failed for too long; dropped (their keys stay committed, and a repeat is told its first answer was lost)",
+					"err", err, "try", try, "failing for", time.Since(failingSince).Round(time.Millisecond))
 			}
-			time.Sleep(100 * time.Millisecond)
 		} else {
-			failures = 0
+			failingSince, wait, try = time.Time{}, retryFirst, 1
 			k.sweepIfDue()
 		}
 		w.mu.Lock()
@@ -277,6 +285,24 @@ func (w *deltaWriter) run(k *IdempotencyKeys) {
 		}
 		w.mu.Unlock()
 	}
+}
+
+// How the writer waits for a database that is away: from retryFirst,
+// twice as long after each failure up to retryMost, for deltaPatience
+// (a PostgreSQL restart takes a second or two, a failover tens).
+const (
+	retryFirst    = 100 * time.Millisecond
+	retryMost     = 2 * time.Second
+	deltaPatience = time.Minute
+)
+
+// patienceOrDefault is how long the writer keeps trying: its patience,
+// set by tests, or deltaPatience.
+func (w *deltaWriter) patienceOrDefault() time.Duration {
+	if w.patience > 0 {
+		return w.patience
+	}
+	return deltaPatience
 }
 
 // flush writes every delta waiting: one statement for up to

@@ -79,6 +79,13 @@ func (s *Store) sweepIfDue(last *atomic.Int64, what string, sweep func(context.C
 	}()
 }
 
+// isClosed reports whether Close has run.
+func (s *Store) isClosed() bool {
+	s.sweepMu.Lock()
+	defer s.sweepMu.Unlock()
+	return s.closed
+}
+
 // Close ends the store's work in the background before its database is
 // closed: it writes the idempotency deltas still waiting, starts no more
 // sweeps, and waits for the ones running (each stops within 10 s). The
