@@ -292,7 +292,7 @@ func (w *deltaWriter) run(k *IdempotencyKeys) {
 // (a PostgreSQL restart takes a second or two, a failover tens).
 const (
 	retryFirst    = 100 * time.Millisecond
-	retryMost     = 2 * time.Second
+	retryMost     = time.Second
 	deltaPatience = time.Minute
 )
 
