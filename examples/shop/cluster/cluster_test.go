@@ -49,6 +49,10 @@ type cluster struct {
 	proxy     string      // nginx
 	token     string      // a bearer token of the demo account
 	secret    []byte      // the instances' one secret
+	// storeErrs is what the instances' stores log as errors from their
+	// work behind the answers (the deltas of keyed calls), storeLog.
+	storeErrs syncbuf.Buffer
+	storeLog  *slog.Logger
 }
 
 // limit is the cluster's limit per caller and action: a burst of 5, one
@@ -58,6 +62,7 @@ var limit = ratelimit.Limit{Rate: 5, Per: 20 * time.Second, Burst: 5}
 
 func startCluster(t *testing.T) *cluster {
 	c := &cluster{pg: servers.StartPostgres(t), redis: servers.StartRedis(t)}
+	c.storeLog = slog.New(slog.NewTextHandler(&c.storeErrs, &slog.HandlerOptions{Level: slog.LevelError}))
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	secret := []byte("the cluster's one secret, as -secret-file gives it") // a retry on another instance is the same call
 	start := func(name string, failClosed bool) *instance {
@@ -69,6 +74,7 @@ func startCluster(t *testing.T) *cluster {
 		t.Cleanup(func() { db.Close() })
 		store := shop.NewStore(db)
 		store.PasswordIterations = 1000
+		store.Logger = c.storeLog
 		if err := store.Seed(ctx); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -607,6 +613,7 @@ func TestCluster(t *testing.T) {
 		// What the instances log as errors is kept: a 500 must say why.
 		var errs syncbuf.Buffer
 		errLog := slog.New(slog.NewTextHandler(&errs, &slog.HandlerOptions{Level: slog.LevelError}))
+		storeErrsBefore := len(c.storeErrs.String())
 		var urls []string
 		for _, in := range c.instances {
 			app := shop.New(in.store, shop.Options{Logger: errLog, NoApprovals: true,
@@ -665,6 +672,10 @@ func TestCluster(t *testing.T) {
 		}
 		if s := errs.String(); s != "" {
 			t.Errorf("the instances logged errors:\n%s", s)
+		}
+		// Their stores too: no delta of a keyed call given up.
+		if s := c.storeErrs.String()[storeErrsBefore:]; s != "" {
+			t.Errorf("the instances' stores logged errors:\n%s", s)
 		}
 		empty()
 	})
