@@ -1,6 +1,7 @@
 package shop
 
 import (
+	"context"
 	"log/slog"
 	"strings"
 	"testing"
@@ -48,3 +49,30 @@ func TestDeltaWriter_LogsRetriesAsWarningsAndTheDropAsAnError(t *testing.T) {
 type chanWriter chan string
 
 func (c chanWriter) Write(p []byte) (int, error) { c <- string(p); return len(p), nil }
+
+// A store closed while its database is away stops trying at once (its
+// Close tried once more), rather than retrying for the writer's patience
+// against a database its owner is closing.
+func TestDeltaWriter_StopsTryingOnceTheStoreIsClosed(t *testing.T) {
+	s, db := openStore(t)
+	lines := make(chan string, 64)
+	s.Logger = slog.New(slog.NewTextHandler(chanWriter(lines), nil))
+	db.Close()
+	s.keys.writer.add(s.keys, "scope", "key", "claim", []byte(`{"ok":true}`))
+	if err := s.Close(context.Background()); err == nil {
+		t.Fatal("Close wrote the deltas to a closed database")
+	}
+	for {
+		select {
+		case l := <-lines:
+			if strings.Contains(l, "level=ERROR") {
+				if !strings.Contains(l, "the store is closed") {
+					t.Fatalf("dropped for another reason: %q", l)
+				}
+				return
+			}
+		case <-time.After(10 * time.Second): // the writer's patience is a minute
+			t.Fatal("the writer still tries 10 s after the store was closed")
+		}
+	}
+}

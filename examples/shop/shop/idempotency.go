@@ -262,16 +262,25 @@ func (w *deltaWriter) run(k *IdempotencyKeys) {
 			if failingSince.IsZero() {
 				failingSince = time.Now()
 			}
-			if time.Since(failingSince) < w.patienceOrDefault() && !k.s.isClosed() {
+			why := ""
+			switch {
+			case k.s.isClosed():
+				why = "the store is closed"
+			case time.Since(failingSince) >= w.patienceOrDefault():
+				why = "failed for too long"
+			}
+			if why == "" {
 				k.s.log().Warn("shop: writing the deltas of idempotent calls; trying again", "err", err, "try", try, "in", wait)
 				time.Sleep(wait)
 				wait, try = min(2*wait, retryMost), try+1
 			} else {
 				w.mu.Lock()
+				n := len(w.waiting)
 				clear(w.waiting)
 				w.mu.Unlock()
-				k.s.log().Error("shop: writing the deltas of idempotent calls failed for too long; dropped (their keys stay committed, and a repeat is told its first answer was lost)",
-					"err", err, "try", try, "failing for", time.Since(failingSince).Round(time.Millisecond))
+				k.s.log().Error("shop: writing the deltas of idempotent calls: "+why+"; dropped (their keys stay committed, and a repeat is told its first answer was lost)",
+					"err", err, "deltas", n, "try", try, "failing for", time.Since(failingSince).Round(time.Millisecond))
+				failingSince, wait, try = time.Time{}, retryFirst, 1
 			}
 		} else {
 			failingSince, wait, try = time.Time{}, retryFirst, 1
