@@ -59,3 +59,38 @@ func TestDeltaWriter_KeepsTheDeltasThroughADatabaseRestart(t *testing.T) {
 		t.Errorf("while the database was away, want warnings only; logged:\n%s", out)
 	}
 }
+
+// After a restart of the database, the instance that ran a keyed call
+// writes its delta within about a second of the database's return (its
+// writer tries at least once a second), while the key's lease (half a
+// second after its commit) is long past. A repeat that reaches another
+// instance then waits for that write instead of being told at once that
+// the first answer was lost; a delta that never comes (its instance
+// died) is still answered as lost, a little later.
+func TestClaim_WaitsForADeltaAnotherInstanceWritesLate(t *testing.T) {
+	b, db := openStore(t) // the instance the repeat reaches
+	a := NewStore(db)     // the instance that ran the call
+	ctx := context.Background()
+	past := time.Now().Add(-time.Minute) // committed before a minute-long outage
+	for _, key := range []string{"written-late", "never-written"} {
+		if _, err := db.ExecContext(ctx, `INSERT INTO idempotency_keys (scope, key, fingerprint, state, claim, lease_until, expires_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?)`, "caller", key, "fp", string(idempotency.Committed), "claim-a",
+			past.Add(deltaGrace).UnixMilli(), time.Now().Add(time.Hour).UnixMilli()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const delta = `{"ok":true,"message":"Added."}`
+	time.AfterFunc(400*time.Millisecond, func() { a.keys.writer.add(a.keys, "caller", "written-late", "claim-a", []byte(delta)) })
+	r, claimed, err := b.keys.Claim(ctx, "caller", "written-late", "fp", "claim-b", time.Minute, time.Hour)
+	if err != nil || claimed || r.State != idempotency.Done || string(r.Delta) != delta {
+		t.Fatalf("the repeat got %+v (claimed %v, err %v), want the first call's delta", r, claimed, err)
+	}
+	start := time.Now()
+	r, claimed, err = b.keys.Claim(ctx, "caller", "never-written", "fp", "claim-b", time.Minute, time.Hour)
+	if err != nil || claimed || r.State != idempotency.Committed {
+		t.Fatalf("a delta that never comes: %+v (claimed %v, err %v), want committed (the first answer lost)", r, claimed, err)
+	}
+	if waited := time.Since(start); waited > 5*time.Second {
+		t.Errorf("told the first answer was lost after %v", waited)
+	}
+}

@@ -38,8 +38,17 @@ type IdempotencyKeys struct {
 func (s *Store) IdempotencyKeys() *IdempotencyKeys { return s.keys }
 
 // deltaGrace is how long after its commit a key's delta may still be on its
-// way; past it, a repeat is told that the first answer was lost.
+// way in the normal course (the writer batches every batchEvery).
 const deltaGrace = 500 * time.Millisecond
+
+// deltaCatchUp is how long a repeat that finds a key committed without
+// its delta still waits for it, from when it first reads the key, even
+// past the key's grace: after the database was away, the instance that
+// ran the call writes the delta within about a second of its return (its
+// writer tries at least every retryMost), however long ago the call
+// committed. Past both, the repeat is told that the first answer was
+// lost (the instance died with it).
+const deltaCatchUp = retryMost + 2*batchEvery
 
 // ClaimsOnCommit implements idempotency.Optimistic: the key is written
 // by the action's transaction (commitKey).
@@ -48,6 +57,7 @@ func (k *IdempotencyKeys) ClaimsOnCommit() bool { return true }
 // Claim implements idempotency.Store: it reads the key, and claims a
 // new one lazily.
 func (k *IdempotencyKeys) Claim(ctx context.Context, scope, key, fp, claim string, lease, ttl time.Duration) (idempotency.Record, bool, error) {
+	catchUp := time.Now().Add(deltaCatchUp)
 	for {
 		r, found, err := k.read(ctx, scope, key)
 		switch {
@@ -64,6 +74,9 @@ func (k *IdempotencyKeys) Claim(ctx context.Context, scope, key, fp, claim strin
 			return r, false, nil
 		}
 		wait := time.Until(r.LeaseUntil)
+		if late := time.Until(catchUp); late > wait {
+			wait = late
+		}
 		if wait <= 0 {
 			return r, false, nil // the first answer was lost
 		}
