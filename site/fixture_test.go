@@ -1,12 +1,10 @@
 package site_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"html/template"
-	"io"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -14,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/affordances-go/affordances/internal/syncbuf"
 	"github.com/affordances-go/affordances/protocol"
 	"github.com/affordances-go/affordances/site"
 	"github.com/affordances-go/affordances/site/ratelimit"
@@ -105,8 +104,8 @@ var shopView = template.Must(template.New("p").Funcs(site.Funcs()).Parse(
 type fixture struct {
 	site  *site.Site
 	c     *sitetest.Client
-	logs  *bytes.Buffer
-	audit *bytes.Buffer
+	logs  *syncbuf.Buffer
+	audit *syncbuf.Buffer
 	clock *sitetest.Clock
 
 	mu           sync.Mutex
@@ -127,13 +126,13 @@ func newFixture(t testing.TB) *fixture { return buildFixture(t, true) }
 func newFuzzFixture(t testing.TB) *fixture { return buildFixture(t, false) }
 
 func buildFixture(t testing.TB, faults bool) *fixture {
-	f := &fixture{logs: &bytes.Buffer{}, audit: &bytes.Buffer{}, clock: sitetest.NewClock(),
+	f := &fixture{logs: &syncbuf.Buffer{}, audit: &syncbuf.Buffer{}, clock: sitetest.NewClock(),
 		teeStock: 3, stock: 2, cart: map[string]int{}}
 	s := site.New(site.Options{
 		Name: "Fixture", Auth: testAuth,
 		AuthModes:    []protocol.AuthMode{protocol.AuthCookie, protocol.AuthBearer},
-		Logger:       slog.New(slog.NewTextHandler(&lockedWriter{w: f.logs}, nil)),
-		AuditLogger:  slog.New(slog.NewJSONHandler(&lockedWriter{w: f.audit}, nil)),
+		Logger:       slog.New(slog.NewTextHandler(f.logs, nil)),
+		AuditLogger:  slog.New(slog.NewJSONHandler(f.audit, nil)),
 		Limiter:      ratelimit.NewMemory(f.clock.Now),
 		DefaultLimit: ratelimit.PerMinute(1000, 1000),
 	})
@@ -369,17 +368,6 @@ func (f *fixture) faultPage() {
 			r.SetCookie(&http.Cookie{Name: "half", Value: "done"})
 			return site.Done{}, errors.New("disk on fire at /var/db")
 		})
-}
-
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
 }
 
 const (
