@@ -2,7 +2,6 @@ package shop_test
 
 import (
 	"context"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -36,34 +35,18 @@ func TestPages_LoadOnlyScriptsTheSiteServes(t *testing.T) {
 		name, url string
 		presence  bool
 	}{{"without passkeys", plain.URL, false}, {"with passkeys", withPasskeys.URL, true}} {
+		browser := &client{t: t, base: c.url, http: http.DefaultClient}
 		for _, path := range []string{"/", "/products/heavyweight-tee", "/cart", "/login"} {
-			html := fetch(t, c.url+path, "text/html")
+			_, html := browser.do("GET", path, nil, "Accept", "text/html")
 			if got := strings.Contains(html, "/_affordances/presence.js"); got != c.presence {
 				t.Errorf("%s: %s loads the script of presence: %v", c.name, path, got)
 			}
 			for _, m := range regexp.MustCompile(`<script[^>]*\ssrc="([^"]+)"`).FindAllStringSubmatch(html, -1) {
-				res, err := http.Get(c.url + m[1])
-				if err != nil {
-					t.Fatal(err)
-				}
-				res.Body.Close()
+				res, _ := browser.do("GET", m[1], nil)
 				if res.StatusCode != 200 || !strings.Contains(res.Header.Get("Content-Type"), "javascript") {
 					t.Errorf("%s: %s loads %s: %d %s", c.name, path, m[1], res.StatusCode, res.Header.Get("Content-Type"))
 				}
 			}
 		}
 	}
-}
-
-func fetch(t *testing.T, url, accept string) string {
-	t.Helper()
-	req, _ := http.NewRequest("GET", url, nil)
-	req.Header.Set("Accept", accept)
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, _ := io.ReadAll(res.Body)
-	return string(b)
 }
