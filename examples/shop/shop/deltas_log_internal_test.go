@@ -17,7 +17,7 @@ func TestDeltaWriter_LogsRetriesAsWarningsAndTheDropAsAnError(t *testing.T) {
 	lines := make(chan string, 64)
 	s.Logger = slog.New(slog.NewTextHandler(chanWriter(lines), nil))
 	s.keys.writer.patience = 500 * time.Millisecond // tries at about 0, 0.1, 0.3 s; dropped at about 0.7 s
-	db.Close()                                      // the database goes away before the writer's first batch
+	db.DB.Close()                                   // the pool under the store's DB fails as a database gone away does, and DB.Close was not called
 	s.keys.writer.add(s.keys, "scope", "key", "claim", []byte(`{"ok":true}`))
 	var got []string
 	for len(got) == 0 || !strings.Contains(got[len(got)-1], "level=ERROR") {
@@ -62,6 +62,7 @@ func TestDeltaWriter_StopsTryingOnceTheStoreIsClosed(t *testing.T) {
 	if err := s.Close(context.Background()); err == nil {
 		t.Fatal("Close wrote the deltas to a closed database")
 	}
+	deadline := time.After(10 * time.Second) // the writer's patience is a minute
 	for {
 		select {
 		case l := <-lines:
@@ -71,8 +72,37 @@ func TestDeltaWriter_StopsTryingOnceTheStoreIsClosed(t *testing.T) {
 				}
 				return
 			}
-		case <-time.After(10 * time.Second): // the writer's patience is a minute
+		case <-deadline:
 			t.Fatal("the writer still tries 10 s after the store was closed")
+		}
+	}
+}
+
+// A database closed under the store, without the store's Close (a test's
+// cleanup, a program that forgets), is as final: the writer drops what
+// waits at once and says why, rather than retrying for a minute against
+// "sql: database is closed" beside whatever runs next.
+func TestDeltaWriter_StopsTryingOnceTheDatabaseIsClosed(t *testing.T) {
+	s, db := openStore(t)
+	lines := make(chan string, 64)
+	s.Logger = slog.New(slog.NewTextHandler(chanWriter(lines), nil))
+	db.Close()
+	s.keys.writer.add(s.keys, "scope", "key", "claim", []byte(`{"ok":true}`))
+	deadline := time.After(10 * time.Second) // the writer's patience is a minute
+	for {
+		select {
+		case l := <-lines:
+			if strings.Contains(l, "level=ERROR") {
+				if !strings.Contains(l, "the database is closed") {
+					t.Fatalf("dropped for another reason: %q", l)
+				}
+				if _, ok := s.keys.writer.pending("scope", "key", "claim"); ok {
+					t.Error("the delta still waits after the drop")
+				}
+				return
+			}
+		case <-deadline:
+			t.Fatal("the writer still tries 10 s after its database was closed")
 		}
 	}
 }

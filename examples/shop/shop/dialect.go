@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"strconv"
 	"strings"
+	"sync/atomic"
 )
 
 // DB is the store's database: SQLite (the default, embedded) or
@@ -13,11 +14,24 @@ import (
 type DB struct {
 	*sql.DB
 	postgres bool
-	stmts    statements // queries kept prepared on SQLite (statements.go)
+	stmts    statements  // queries kept prepared on SQLite (statements.go)
+	closed   atomic.Bool // Close ran
 }
 
 // Postgres reports whether the database is PostgreSQL.
 func (db *DB) Postgres() bool { return db.postgres }
+
+// Close closes the database. A store's work in the background that still
+// waits for it (the idempotency deltas) then gives up at once instead of
+// retrying as it does while a database is away; close the Store first
+// (Store.Close) to have that work finished.
+func (db *DB) Close() error {
+	db.closed.Store(true)
+	return db.DB.Close()
+}
+
+// isClosed reports whether Close has run.
+func (db *DB) isClosed() bool { return db.closed.Load() }
 
 // querier is what a query needs: the database or a transaction.
 type querier interface {

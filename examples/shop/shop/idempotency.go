@@ -262,9 +262,9 @@ func (w *deltaWriter) pending(scope, key, claim string) ([]byte, bool) {
 // database is away (a restart, a failover) it keeps trying, waiting twice
 // as long after each failure (retryFirst up to retryMost) and logging
 // each as a warning, for the writer's patience (or until the store is
-// closed, whose Close tried once more); then it drops what waits,
-// an error: those keys stay committed, and a repeat is told that the
-// first answer was lost, which is true. No call commits while the
+// closed, whose Close tried once more, or its database is); then it
+// drops what waits, an error: those keys stay committed, and a repeat is
+// told that the first answer was lost, which is true. No call commits while the
 // database is away, so what waits does not grow meanwhile.
 func (w *deltaWriter) run(k *IdempotencyKeys) {
 	var failingSince time.Time
@@ -279,6 +279,8 @@ func (w *deltaWriter) run(k *IdempotencyKeys) {
 			switch {
 			case k.s.isClosed():
 				why = "the store is closed"
+			case k.s.raw.isClosed():
+				why = "the database is closed"
 			case time.Since(failingSince) >= w.patienceOrDefault():
 				why = "failed for too long"
 			}
