@@ -28,6 +28,12 @@ func overloadBench(ctx context.Context, _ *Env, smoke bool) ([]Row, error) {
 	if len(caps) != 2 || len(loads) != 2 || len(recs) != 2 || len(writes) != 2 {
 		return nil, fmt.Errorf("the overload test's figures are missing:\n%s", out)
 	}
+	// A load generator that fell behind sent less than the rate for less
+	// than the time: that run's figures do not show the goal met.
+	behind := map[string]bool{}
+	for _, m := range regexp.MustCompile(`overload: ([^:]+): the load generator fell behind`).FindAllSubmatch(out, -1) {
+		behind[string(m[1])] = true
+	}
 	millis := func(b []byte) float64 {
 		f, _ := strconv.ParseFloat(string(b[:len(b)-2]), 64) // "12.3ms"
 		return f
@@ -37,14 +43,18 @@ func overloadBench(ctx context.Context, _ *Env, smoke bool) ([]Row, error) {
 		c, l, r, w := caps[i], loads[i], recs[i], writes[i]
 		site, base := millis(l[9]), millis(c[6])
 		caller, baseCaller := millis(l[7]), millis(c[5])
+		note := "the site's own time, from the request read to the answer written"
+		if behind[string(c[1])] {
+			note = "the load generator fell behind and stopped early: not a valid run"
+		}
 		rows = append(rows, Row{
 			Name:     fmt.Sprintf("overload: %s, %s calls/s (2× capacity) for %s: p99 of admitted calls in the site", c[1], l[2], l[3]),
 			Ours:     fmt.Sprintf("%s (p50 %s), %s admitted, %s shed", l[9], l[8], l[5], l[10]),
 			Baseline: fmt.Sprintf("unloaded p99 %s; capacity %s calls/s", c[6], c[2]),
 			Ratio:    fmt.Sprintf("%.2f×", site/base),
 			Goal:     "≤ 4×",
-			Met:      metOrSmoke(smoke, site <= 4*base),
-			Note:     "the site's own time, from the request read to the answer written",
+			Met:      metOrSmoke(smoke, site <= 4*base && !behind[string(c[1])]),
+			Note:     note,
 		}, Row{
 			Name:     fmt.Sprintf("overload: %s, the same at the caller", c[1]),
 			Ours:     fmt.Sprintf("p99 %s (p50 %s)", l[7], l[6]),
