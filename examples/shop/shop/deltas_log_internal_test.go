@@ -57,24 +57,13 @@ func TestDeltaWriter_StopsTryingOnceTheStoreIsClosed(t *testing.T) {
 	s, db := openStore(t)
 	lines := make(chan string, 64)
 	s.Logger = slog.New(slog.NewTextHandler(chanWriter(lines), nil))
-	db.Close()
+	db.DB.Close() // away, not closed by its owner: only the store's Close ends the retries
 	s.keys.writer.add(s.keys, "scope", "key", "claim", []byte(`{"ok":true}`))
 	if err := s.Close(context.Background()); err == nil {
 		t.Fatal("Close wrote the deltas to a closed database")
 	}
-	deadline := time.After(10 * time.Second) // the writer's patience is a minute
-	for {
-		select {
-		case l := <-lines:
-			if strings.Contains(l, "level=ERROR") {
-				if !strings.Contains(l, "the store is closed") {
-					t.Fatalf("dropped for another reason: %q", l)
-				}
-				return
-			}
-		case <-deadline:
-			t.Fatal("the writer still tries 10 s after the store was closed")
-		}
+	if l := waitForDrop(t, lines); !strings.Contains(l, "the store is closed") {
+		t.Fatalf("dropped for another reason: %q", l)
 	}
 }
 
@@ -88,21 +77,29 @@ func TestDeltaWriter_StopsTryingOnceTheDatabaseIsClosed(t *testing.T) {
 	s.Logger = slog.New(slog.NewTextHandler(chanWriter(lines), nil))
 	db.Close()
 	s.keys.writer.add(s.keys, "scope", "key", "claim", []byte(`{"ok":true}`))
-	deadline := time.After(10 * time.Second) // the writer's patience is a minute
+	if l := waitForDrop(t, lines); !strings.Contains(l, "the database is closed") {
+		t.Fatalf("dropped for another reason: %q", l)
+	}
+	if _, ok := s.keys.writer.pending("scope", "key", "claim"); ok {
+		t.Error("the delta still waits after the drop")
+	}
+}
+
+// waitForDrop returns the line the writer logged when it dropped its
+// deltas (its one ERROR), failing if that takes 10 s: the writer's
+// patience is a minute, so only a reason to stop early ends it sooner.
+func waitForDrop(t *testing.T, lines <-chan string) string {
+	t.Helper()
+	deadline := time.After(10 * time.Second)
 	for {
 		select {
 		case l := <-lines:
 			if strings.Contains(l, "level=ERROR") {
-				if !strings.Contains(l, "the database is closed") {
-					t.Fatalf("dropped for another reason: %q", l)
-				}
-				if _, ok := s.keys.writer.pending("scope", "key", "claim"); ok {
-					t.Error("the delta still waits after the drop")
-				}
-				return
+				return l
 			}
 		case <-deadline:
-			t.Fatal("the writer still tries 10 s after its database was closed")
+			t.Fatal("the writer still tries 10 s after it was told to stop")
+			return ""
 		}
 	}
 }
