@@ -264,8 +264,8 @@ func (w *deltaWriter) pending(scope, key, claim string) ([]byte, bool) {
 // each as a warning, for the writer's patience (or until the store is
 // closed, whose Close tried once more, or its database is); then it
 // drops what waits, an error: those keys stay committed, and a repeat is
-// told that the first answer was lost, which is true. No call commits while the
-// database is away, so what waits does not grow meanwhile.
+// told that the first answer was lost, which is true. No call commits
+// while the database is away, so what waits does not grow meanwhile.
 func (w *deltaWriter) run(k *IdempotencyKeys) {
 	var failingSince time.Time
 	wait := retryFirst
