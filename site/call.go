@@ -25,8 +25,9 @@ type call struct {
 	who
 	decoded
 
-	idem   *idempotency.Claim // the key this call holds
-	replay *outcome           // what the key's first call produced, to answer again
+	idem    *idempotency.Claim // the key this call holds
+	replay  *outcome           // what the key's first call produced, to answer again
+	settled bool               // the key was settled in the call's transaction
 
 	act    *action
 	in     any    // the decoded, validated input
@@ -139,7 +140,9 @@ func (s *Site) execute(h http.Header, hr *http.Request, p *Page, transport Trans
 	if e == nil {
 		out, e = c.pipeline()
 	}
-	c.settleIdempotency(out, e != nil)
+	if !c.settled {
+		c.settleIdempotency(out, e != nil)
+	}
 	if out != nil && out.replayed {
 		h.Set(protocol.ReplayedHeader, "true")
 	}
@@ -173,30 +176,56 @@ type outcome struct {
 }
 
 // pipeline runs the protocol's seven steps in order and stops at the first
-// failure. Every transport goes through it.
+// failure. Every transport goes through it. The steps from the guard on
+// run in the application's transaction when it has one (transact).
 func (c *call) pipeline() (*outcome, *Error) {
-	for _, step := range pipelineSteps {
+	for _, step := range pipelineSteps[:firstDataStep] {
 		if step.name == StepIdempotency && c.idemKey == "" {
 			continue // a call without a key: the extension's step is not there
 		}
-		t := c.stepStart()
-		e := step.run(c)
-		c.stepDone(step.name, t)
-		if e != nil {
-			return c.keyAfterFailure(e)
+		if e := c.step(step.name, step.run); e != nil || c.replay != nil {
+			return c.afterSteps(c.replay, e)
 		}
-		if c.replay != nil {
-			return c.replay, nil // the key's first call ran already
+	}
+	if c.inTransaction() {
+		return c.afterSteps(c.transact(c.dataSteps))
+	}
+	return c.afterSteps(c.dataSteps())
+}
+
+// dataSteps are the guard, the confirmation and the run: the steps that
+// read and write the site's data.
+func (c *call) dataSteps() (*outcome, *Error) {
+	for _, step := range pipelineSteps[firstDataStep:] {
+		if e := c.step(step.name, step.run); e != nil {
+			return nil, e
 		}
 	}
 	t := c.stepStart()
 	out, e := c.run()
 	c.stepDone(StepRun, t)
+	return out, e
+}
+
+// step runs one step, timed for the Observer.
+func (c *call) step(name string, run func(*call) *Error) *Error {
+	t := c.stepStart()
+	e := run(c)
+	c.stepDone(name, t)
+	return e
+}
+
+// afterSteps is where the pipeline ends: a failed call's key is read
+// (keyAfterFailure), a replay or a success answered as it is.
+func (c *call) afterSteps(out *outcome, e *Error) (*outcome, *Error) {
 	if e != nil {
 		return c.keyAfterFailure(e)
 	}
 	return out, nil
 }
+
+// firstDataStep is the index of the guard in pipelineSteps.
+const firstDataStep = 5
 
 // pipelineSteps are steps 1 to 6, in the protocol's order; step 7, run,
 // follows them.

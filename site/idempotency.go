@@ -139,17 +139,20 @@ func (c *call) fingerprint() string {
 }
 
 // settleIdempotency stores the delta of a call that succeeded, or frees
-// the key of one that failed.
-func (c *call) settleIdempotency(out *outcome, failed bool) {
+// the key of one that failed. A store's failure is logged; it is
+// returned too, for the call's transaction (transact), where it fails
+// the call.
+func (c *call) settleIdempotency(out *outcome, failed bool) error {
 	if c.idem == nil {
-		return
+		return nil
 	}
+	c.settled = true
 	ctx := context.WithoutCancel(c.r.Context())
 	store := c.site.opts.Idempotency
 	var err error
 	if failed {
 		if c.site.keysAfter {
-			return // an optimistic store wrote nothing for a call that failed
+			return nil // an optimistic store wrote nothing for a call that failed
 		}
 		err = store.Release(ctx, c.idem.Scope, c.idem.Key, c.idem.Claim)
 	} else {
@@ -157,9 +160,12 @@ func (c *call) settleIdempotency(out *outcome, failed bool) {
 		out.encoded = b // the answer's body too: encoded once
 		err = store.Finish(ctx, c.idem.Scope, c.idem.Key, c.idem.Claim, b)
 	}
-	if err != nil {
+	if err != nil && handlerError(err) == nil {
+		// A store's answer to the caller (a key another call took first)
+		// is the call's to answer, not a fault.
 		c.site.opts.Logger.ErrorContext(ctx, "affordances: settling an idempotency key", "failed", failed, "err", err)
 	}
+	return err
 }
 
 // newClaimID returns 192 random bits, base64url: what identifies the

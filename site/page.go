@@ -1,6 +1,7 @@
 package site
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"html/template"
@@ -57,6 +58,21 @@ type PageOptions struct {
 	// Cache-Control, and a cache applies its own rules. Personal pages,
 	// and HTML for callers with credentials, are never public.
 	CacheFor time.Duration
+	// Transact, when set, runs the part of each call to the page's
+	// actions that reads and writes the application's data in one
+	// transaction: fn holds the
+	// guard (with the page state it reads), the action, the reads of the
+	// delta and, with a key store that writes in the action's transaction
+	// ([idempotency.Optimistic]), the key's stored answer. Transact begins
+	// the transaction, calls fn with a context that carries it, and
+	// commits when fn returns nil, else rolls back; the application's
+	// loaders and actions find the transaction in their Request's context
+	// and run their queries in it. The guard then holds while the action
+	// runs, and a keyed call's answer is kept with its writes or not at
+	// all. Confirm actions and people-only actions run without it: their
+	// step 6 may write what a rollback must not undo. Default: none, each
+	// loader and action uses the database as it will.
+	Transact func(ctx context.Context, fn func(ctx context.Context) error) error
 }
 
 // Page is one registered page: a route, its loader and view, and its
