@@ -60,18 +60,21 @@ type PageOptions struct {
 	CacheFor time.Duration
 	// Transact, when set, runs the part of each call to the page's
 	// actions that reads and writes the application's data in one
-	// transaction: fn holds the
-	// guard (with the page state it reads), the action, the reads of the
-	// delta and, with a key store that writes in the action's transaction
-	// ([idempotency.Optimistic]), the key's stored answer. Transact begins
-	// the transaction, calls fn with a context that carries it, and
-	// commits when fn returns nil, else rolls back; the application's
-	// loaders and actions find the transaction in their Request's context
-	// and run their queries in it. The guard then holds while the action
-	// runs, and a keyed call's answer is kept with its writes or not at
-	// all. Confirm actions and people-only actions run without it: their
-	// step 6 may write what a rollback must not undo. Default: none, each
-	// loader and action uses the database as it will.
+	// transaction: the guard (with the page state it reads), the action,
+	// the reads of the delta and, with a key store that writes in the
+	// action's transaction ([idempotency.Optimistic]), the key's stored
+	// answer. Transact begins the transaction, calls fn with a context
+	// that carries it, and commits when fn returns nil, else rolls back;
+	// the page's loaders and actions find the transaction in their
+	// Request's context and run their queries in it. The guard then holds
+	// while the action runs, and a keyed call's answer is kept with its
+	// writes or not at all. A failed commit fails the call: an error of
+	// this package's ([Unavailable], say) is answered as it is, a
+	// database that is away with 503, anything else as internal. Confirm
+	// actions and people-only actions run without it: their step 6 may
+	// write what a rollback must not undo. Reads of the page (graphs,
+	// HTML) never use it. Default: none; each loader and action uses the
+	// database as it will.
 	Transact func(ctx context.Context, fn func(ctx context.Context) error) error
 }
 

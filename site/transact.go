@@ -65,6 +65,9 @@ func (c *call) transact(steps func() (*outcome, *Error)) (*outcome, *Error) {
 		return nil, e
 	case err != nil:
 		c.settled = false // nothing of the call was kept
+		if e := handlerError(err); e != nil {
+			return nil, e // the application's answer, as an action's
+		}
 		return nil, c.site.failure(outer, "committing the call's transaction", err, "route", c.page.route, "action", c.act.meta.Name)
 	}
 	return out, nil

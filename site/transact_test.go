@@ -225,6 +225,12 @@ func TestTransact_AFailedCommitFailsTheCall(t *testing.T) {
 	if db.stock != 1 {
 		t.Errorf("stock %d after a failed commit, want 1", db.stock)
 	}
+	// An error of the site's package is the application's answer.
+	db.failCommit = site.Unavailable("the shelf was emptied meanwhile")
+	r = c.CallBody("/p", `{"action":"take","input":{}}`, agentA)
+	if r.Code != 409 || r.ErrorCode() != "unavailable" || !strings.Contains(r.Body.String(), "shelf") || db.stock != 1 {
+		t.Fatalf("a commit refused with Unavailable answered %d %s (stock %d), want 409 unavailable with its message", r.Code, r.Body, db.stock)
+	}
 }
 
 // A keyed call's answer is stored in its transaction: kept with the

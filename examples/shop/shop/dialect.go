@@ -3,6 +3,7 @@ package shop
 import (
 	"context"
 	"database/sql"
+	"github.com/affordances-go/affordances/site/idempotency"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -44,18 +45,27 @@ type querier interface {
 type conn struct{ db *DB }
 
 func (c conn) ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	if t := callTx(ctx, c.db); t != nil {
+		return t.ExecContext(ctx, q, args...)
+	}
 	if s := c.db.stmt(ctx, q, preparable(q)); s != nil {
 		return s.ExecContext(ctx, args...)
 	}
 	return c.db.DB.ExecContext(ctx, c.db.rebind(q), args...)
 }
 func (c conn) QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	if t := callTx(ctx, c.db); t != nil {
+		return t.QueryContext(ctx, q, args...)
+	}
 	if s := c.db.stmt(ctx, q, preparable(q)); s != nil {
 		return s.QueryContext(ctx, args...)
 	}
 	return c.db.DB.QueryContext(ctx, c.db.rebind(q), args...)
 }
 func (c conn) QueryRowContext(ctx context.Context, q string, args ...any) *sql.Row {
+	if t := callTx(ctx, c.db); t != nil {
+		return t.QueryRowContext(ctx, q, args...)
+	}
 	if s := c.db.stmt(ctx, q, preparable(q)); s != nil {
 		return s.QueryRowContext(ctx, args...)
 	}
@@ -65,6 +75,9 @@ func (c conn) QueryRowContext(ctx context.Context, q string, args ...any) *sql.R
 // prepared is the database with q kept prepared (on SQLite). Every query
 // of conn is; it is kept for the callers that say so.
 func (c conn) prepared(ctx context.Context, q string) querier {
+	if t := callTx(ctx, c.db); t != nil {
+		return t.prepared(ctx, q)
+	}
 	if s := c.db.stmt(ctx, q, true); s != nil {
 		return stmtQuerier{s}
 	}
@@ -75,7 +88,11 @@ func (c conn) prepared(ctx context.Context, q string) querier {
 type Tx struct {
 	tx     *sql.Tx
 	db     *DB
-	misses []string // queries to prepare once the transaction has ended
+	misses []string    // queries to prepare once the transaction has ended
+	ended  atomic.Bool // committed or rolled back: a context that still carries it uses the pool
+	// key is the call's Idempotency-Key that the action's writes claimed,
+	// still to be written (a call's transaction, Store.Transact).
+	key *idempotency.Claim
 }
 
 // prepared is the transaction with q kept prepared (on SQLite): prepared

@@ -27,7 +27,9 @@ import (
 // answer a repeat with the first call's delta. After the action, the delta
 // is written behind the answer, a few milliseconds later and many at a
 // time (deltaWriter), so that a key costs a call no commit of its own; a
-// repeat that comes in between waits for it.
+// repeat that comes in between waits for it. On the pages whose calls run
+// in one transaction (Store.Transact), the key is written once, with the
+// delta, in that transaction: no writer, nothing to wait for.
 type IdempotencyKeys struct {
 	s      *Store
 	writer deltaWriter
@@ -113,7 +115,23 @@ func (k *IdempotencyKeys) read(ctx context.Context, scope, key string) (idempote
 
 // Finish implements idempotency.Store: the delta is written behind
 // the answer, with others.
-func (k *IdempotencyKeys) Finish(_ context.Context, scope, key, claim string, delta []byte) error {
+//
+// In a call's transaction (Store.Transact) the delta is written in it
+// instead, on the key's row that the action wrote: the answer commits
+// with the action, and no writer is needed.
+func (k *IdempotencyKeys) Finish(ctx context.Context, scope, key, claim string, delta []byte) error {
+	if tx := callTx(ctx, k.s.raw); tx != nil {
+		c, ok := site.IdempotencyOf(ctx)
+		if !ok || c.Scope != scope || c.Key != key || c.Claim != claim {
+			return fmt.Errorf("storing a delta in a call's transaction: the key is not the call's")
+		}
+		tx.key = nil
+		if err := writeKey(ctx, tx, c, idempotency.Done, delta); err != nil {
+			return err
+		}
+		k.sweepIfDue() // what the writer does after it wrote
+		return nil
+	}
 	k.writer.add(k, scope, key, claim, delta)
 	return nil
 }
@@ -139,18 +157,32 @@ var errKeyLost = site.Unavailable("another call with this Idempotency-Key ran fi
 // key's claim. If another call holds the key, the transaction is rolled
 // back; a key past its time is taken over. A call that commits several
 // transactions writes it again with the same claim, which changes nothing.
+//
+// In the call's own transaction (Store.Transact) the key is written once,
+// with the call's delta, when the site stores it (Finish), or as
+// committed when the transaction ends without one (Store.Transact).
 func commitKey(ctx context.Context, tx *Tx) error {
 	c, ok := site.IdempotencyOf(ctx)
 	if !ok {
 		return nil
 	}
+	if callTx(ctx, tx.db) == tx {
+		tx.key = &c
+		return nil
+	}
+	return writeKey(ctx, tx, c, idempotency.Committed, nil)
+}
+
+// writeKey writes the key c in tx, in state, with delta; errKeyLost when
+// another call holds it.
+func writeKey(ctx context.Context, tx *Tx, c idempotency.Claim, state idempotency.State, delta []byte) error {
 	now := time.Now()
-	const q = `INSERT INTO idempotency_keys (scope, key, fingerprint, state, claim, lease_until, expires_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?)
+	const q = `INSERT INTO idempotency_keys (scope, key, fingerprint, state, claim, delta, lease_until, expires_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (scope, key) DO UPDATE SET fingerprint = excluded.fingerprint, state = excluded.state,
-			claim = excluded.claim, delta = '', lease_until = excluded.lease_until, expires_at = excluded.expires_at
+			claim = excluded.claim, delta = excluded.delta, lease_until = excluded.lease_until, expires_at = excluded.expires_at
 		WHERE idempotency_keys.claim = excluded.claim OR idempotency_keys.expires_at < ?`
-	res, err := tx.prepared(ctx, q).ExecContext(ctx, q, c.Scope, c.Key, c.Fingerprint, string(idempotency.Committed), c.Claim,
+	res, err := tx.prepared(ctx, q).ExecContext(ctx, q, c.Scope, c.Key, c.Fingerprint, string(state), c.Claim, string(delta),
 		now.Add(deltaGrace).UnixMilli(), c.Expires.UnixMilli(), now.UnixMilli())
 	if err != nil {
 		return fmt.Errorf("writing the call's key: %w", err)

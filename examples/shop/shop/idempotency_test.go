@@ -303,8 +303,8 @@ func TestIdempotency_ExpiredKeysForgotten(t *testing.T) {
 	})
 }
 
-// The store forgets expired keys by itself: the delta writer of a keyed
-// call starts the sweep.
+// The store forgets expired keys by itself: a keyed call starts the
+// sweep (the delta writer, or the call's transaction that wrote its key).
 func TestIdempotency_WriterSweeps(t *testing.T) {
 	onEachDatabase(t, func(t *testing.T, dsn string) {
 		s := shoptest.StartOn(t, dsn, shop.Options{NoApprovals: true})

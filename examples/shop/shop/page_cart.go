@@ -55,6 +55,7 @@ func (a *App) cartPage() {
 		Description: "The cart: its lines, quantities and total",
 		View:        page("cart.html"),
 		Personal:    true,
+		Transact:    a.store.Transact, // the guard's cart is the cart the action changes
 		Entities: append(accountHeader(), site.Group(func(r *site.Request, st *site.State) error {
 			st.Nav = []protocol.Nav{{To: "/checkout", Label: "Checkout", When: "the cart is not empty"}, {To: "/", Label: "Catalog"}}
 			return a.loadCart(r, st, "Cart")

@@ -59,6 +59,8 @@ func (a *App) productPage() {
 		// One loader per entity: a call to addToCart reads the product
 		// for its guards and, after it ran, the cart alone.
 		Entities: append([]site.EntityLoader{site.Entity(productKey, a.product)}, a.header()...),
+		// The stock the guard reads is the stock addToCart takes from.
+		Transact: a.store.Transact,
 		Finish: func(r *site.Request, st *site.State) error {
 			st.Nav = []protocol.Nav{{To: "/", Label: "Catalog"}, {To: "/cart", Label: "Cart"}, {To: "/checkout", Label: "Checkout", When: "the cart is not empty"}}
 			st.MD = ProductMD(productKey.Get(st))

@@ -104,13 +104,21 @@ func (s *Store) tx(ctx context.Context, f func(*Tx) error) error {
 // txWithoutKey runs f in a transaction that does not write the call's
 // Idempotency-Key: for what a call does before its action (taking a
 // challenge of presence), which must not claim the key for the action.
+// Inside a call's transaction (Store.Transact), f runs in it: its writes
+// commit with the rest of the call.
 func (s *Store) txWithoutKey(ctx context.Context, f func(*Tx) error) error {
+	if outer := callTx(ctx, s.raw); outer != nil {
+		return f(outer)
+	}
 	t, err := s.raw.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	tx := &Tx{tx: t, db: s.raw}
-	defer func() { s.raw.prepareLater(ctx, tx.misses) }()
+	defer func() {
+		tx.ended.Store(true)
+		s.raw.prepareLater(ctx, tx.misses)
+	}()
 	if err := f(tx); err != nil {
 		t.Rollback()
 		return err

@@ -1,0 +1,54 @@
+package shop
+
+import (
+	"context"
+
+	"github.com/affordances-go/affordances/site/idempotency"
+)
+
+// A call's transaction. Store.Transact is the site's PageOptions.Transact
+// for the store's product and cart pages: a call's guard, its action and
+// the reads of its delta run in one transaction, found in the request's
+// context, and a keyed call's key is written once, with its answer
+// (writeKey). Every query of the store (conn) and every transaction it
+// would begin (tx, txWithoutKey) runs in it while it is open, so that
+// every read after the action sees its writes and nothing of the call
+// waits for a second connection: SQLite's pool has one, which the
+// transaction holds. A page may take Transact only if all its loaders and
+// actions query through the store's conn; the token kit's queries, say,
+// do not (they go to the pool), which keeps the account page out.
+
+// callTxKey is the context key of a call's transaction.
+type callTxKey struct{}
+
+// Transact runs fn in one transaction of the store's, carried by the
+// context fn is given, and commits it when fn returns nil, else rolls it
+// back. The call's key, if its action wrote and the site stored no
+// answer (a site whose key store is not the store's), commits as
+// committed, as any transaction of the store's writes it.
+func (s *Store) Transact(ctx context.Context, fn func(ctx context.Context) error) error {
+	// Begun without the caller's cancellation, which database/sql would
+	// answer by rolling back under the call's feet: a caller that hangs
+	// up stops the call at its next query, whose error rolls it back here.
+	return s.txWithoutKey(context.WithoutCancel(ctx), func(tx *Tx) error {
+		cctx := context.WithValue(ctx, callTxKey{}, tx)
+		if err := fn(cctx); err != nil {
+			return err
+		}
+		if tx.key != nil {
+			// The action wrote and the site stored no delta: the key
+			// commits with the writes, as in any transaction of tx.
+			return writeKey(cctx, tx, *tx.key, idempotency.Committed, nil)
+		}
+		return nil
+	})
+}
+
+// callTx is the open call's transaction ctx carries on db, or nil.
+func callTx(ctx context.Context, db *DB) *Tx {
+	t, _ := ctx.Value(callTxKey{}).(*Tx)
+	if t == nil || t.db != db || t.ended.Load() {
+		return nil
+	}
+	return t
+}

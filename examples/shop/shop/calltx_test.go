@@ -1,0 +1,83 @@
+package shop_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/affordances-go/affordances/examples/shop/shop"
+	"github.com/affordances-go/affordances/examples/shop/shoptest"
+	"github.com/affordances-go/affordances/protocol"
+)
+
+// addToCart runs in one transaction with its guard and its delta
+// (Store.Transact): a keyed call's answer is on its key's row, done, as
+// soon as the call is answered, with no writer to wait for; and repeats
+// of one key sent at once add the line once and all get the first
+// answer. On both databases.
+func TestAddToCart_KeyedAnswerCommitsWithTheCart(t *testing.T) {
+	onEachDatabase(t, func(t *testing.T, dsn string) {
+		s := shoptest.StartOn(t, dsn, shop.Options{NoApprovals: true})
+		db, err := shop.Open(context.Background(), dsn) // a second handle, to look
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		agent := &client{t: t, base: s.URL, bearer: s.Token, http: http.DefaultClient}
+		add := func(key string) (int, string) {
+			res, body := agent.do("POST", "/products/heavyweight-tee", strings.NewReader(`{"action":"addToCart","input":{"sku":"TEE-BLK-M"}}`),
+				"Content-Type", protocol.MediaType, "Idempotency-Key", key)
+			return res.StatusCode, body
+		}
+		code, body := add("tx-1")
+		if code != 200 {
+			t.Fatalf("keyed addToCart: %d %s", code, body)
+		}
+		q := `SELECT state, delta FROM idempotency_keys WHERE key = ?`
+		if db.Postgres() {
+			q = strings.Replace(q, "?", "$1", 1)
+		}
+		var state, delta string
+		if err := db.QueryRowContext(context.Background(), q, "tx-1").Scan(&state, &delta); err != nil {
+			t.Fatalf("reading the key's row: %v", err)
+		}
+		if state != "done" || delta != body {
+			t.Fatalf("right after the answer the key is %q with delta %q; want done with the answer %q", state, delta, body)
+		}
+
+		demo, _ := s.Store.UserByEmail(context.Background(), shop.DemoEmail)
+		qty := func() int {
+			c, err := s.Store.Cart(context.Background(), shop.CartOwner{UserID: demo})
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := 0
+			for _, l := range c.Lines {
+				if l.SKU == "TEE-BLK-M" {
+					n += l.Qty
+				}
+			}
+			return n
+		}
+		for round := range 3 {
+			before := qty()
+			var wg sync.WaitGroup
+			codes, bodies := make([]int, 8), make([]string, 8)
+			for i := range codes {
+				wg.Go(func() { codes[i], bodies[i] = add(fmt.Sprintf("tx-at-once-%d", round)) })
+			}
+			wg.Wait()
+			if got := qty() - before; got != 1 {
+				t.Fatalf("round %d: eight calls at once with one key added %d (answers %v)", round, got, codes)
+			}
+			for i := range codes {
+				if codes[i] != 200 || bodies[i] != bodies[0] {
+					t.Fatalf("round %d: answers %v; call %d answered %s, the first %s", round, codes, i, bodies[i], bodies[0])
+				}
+			}
+		}
+	})
+}
