@@ -4,6 +4,7 @@ package docs_test
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"html/template"
@@ -257,6 +258,34 @@ func TestWrapAndHandWrittenForm(t *testing.T) {
 	if _, err := template.New("").Funcs(site.Funcs()).Parse(handWrittenForm); err != nil {
 		t.Error(err)
 	}
+}
+
+// --- one transaction for the whole call ---
+
+// DB is an application's database handle, as the Transact fragment has it.
+type DB struct{ *sql.DB }
+
+type txKey struct{}
+
+func (db *DB) Transact(ctx context.Context, fn func(context.Context) error) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := fn(context.WithValue(ctx, txKey{}, tx)); err != nil {
+		tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}
+
+// transactPage is the fragment's page, its loader given.
+func transactPage(s *site.Site, db *DB, productKey site.Key[*Product], loadProduct func(*site.Request) (*Product, error)) *site.Page {
+	p := s.Page("/products/{slug}", site.PageOptions{
+		Entities: []site.EntityLoader{site.Entity(productKey, loadProduct)},
+		Transact: db.Transact,
+	})
+	return p
 }
 
 // --- the check that the guide shows this code ---
