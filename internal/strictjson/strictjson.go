@@ -133,7 +133,12 @@ func (p *parser) object() (any, error) {
 	}
 	p.pos++ // {
 	m := map[string]any{}
-	var folded map[string]string // lower-cased key -> key, built when needed
+	// keys are the object's first keys, with their lower case, compared
+	// one by one (no allocation for the small objects calls send); folded
+	// indexes the lower case of the rest.
+	var keys, lowers [foldAt]string
+	n := 0
+	var folded map[string]string // lower-cased key -> key
 	p.space()
 	if p.pos < len(p.data) && p.data[p.pos] == '}' {
 		p.pos++
@@ -153,17 +158,23 @@ func (p *parser) object() (any, error) {
 		if _, dup := m[key]; dup {
 			return nil, &Error{keyAt, fmt.Sprintf("property %q appears twice", key)}
 		}
-		if folded == nil {
-			folded = make(map[string]string, 4)
-			for k := range m {
-				folded[strings.ToLower(k)] = k
-			}
-		}
 		lower := strings.ToLower(key)
-		if other, clash := folded[lower]; clash {
+		if other, clash := foldClash(keys[:min(n, foldAt)], lowers[:min(n, foldAt)], folded, lower); clash {
 			return nil, &Error{keyAt, fmt.Sprintf("properties %q and %q differ only in case", other, key)}
 		}
-		folded[lower] = key
+		switch {
+		case n < foldAt:
+			keys[n], lowers[n] = key, lower
+		case n == foldAt:
+			folded = make(map[string]string, 2*foldAt)
+			for i, k := range keys {
+				folded[lowers[i]] = k
+			}
+			fallthrough
+		default:
+			folded[lower] = key
+		}
+		n++
 		p.space()
 		if p.pos >= len(p.data) || p.data[p.pos] != ':' {
 			return nil, p.fail("expected ':' after property name")
@@ -194,6 +205,22 @@ func (p *parser) object() (any, error) {
 			return nil, p.fail("expected ',' or '}' in an object")
 		}
 	}
+}
+
+// foldAt is how many keys an object's case check compares one by one
+// before it indexes them.
+const foldAt = 8
+
+// foldClash returns the key among the first keys (by their lowers) or
+// the rest (folded) whose lower case is lower.
+func foldClash(keys, lowers []string, folded map[string]string, lower string) (string, bool) {
+	for i, l := range lowers {
+		if l == lower {
+			return keys[i], true
+		}
+	}
+	k, ok := folded[lower] // a nil map has none
+	return k, ok
 }
 
 func (p *parser) array() (any, error) {

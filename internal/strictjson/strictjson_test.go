@@ -32,6 +32,36 @@ func TestParse_RejectsWhatEncodingJSONWouldMerge(t *testing.T) {
 	}
 }
 
+// Keys that differ only in case are refused however many keys come
+// between them: among an object's first keys, past them, and across both.
+func TestParse_CaseClashesInLargeObjects(t *testing.T) {
+	object := func(keys ...string) string {
+		var b strings.Builder
+		b.WriteString("{")
+		for i, k := range keys {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			b.WriteString(`"` + k + `":1`)
+		}
+		return b.String() + "}"
+	}
+	many := []string{"k0", "k1", "k2", "k3", "k4", "k5", "k6", "k7", "k8", "k9", "k10", "k11"}
+	for _, keys := range [][]string{
+		append(append([]string{}, many...), "K2"),  // a late key against an early one
+		append(append([]string{}, many...), "K10"), // against a late one
+		append(append([]string{}, many[:3]...), "K1"),
+	} {
+		doc := object(keys...)
+		if _, err := strictjson.Parse([]byte(doc), 64); err == nil || !strings.Contains(err.Error(), "differ only in case") {
+			t.Errorf("%s: error %v, want a clash of case", doc, err)
+		}
+	}
+	if _, err := strictjson.Parse([]byte(object(many...)), 64); err != nil {
+		t.Errorf("twelve distinct keys: %v", err)
+	}
+}
+
 func TestParse_ReadsWhatEncodingJSONReads(t *testing.T) {
 	for _, doc := range []string{
 		`{"a":[1,2.5,-0,1e3,{"b":null}],"c":true,"d":false,"e":"\u00e9\n\ud83d\ude00\"/"}`,
