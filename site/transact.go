@@ -3,6 +3,7 @@ package site
 import (
 	"context"
 	"errors"
+	"net/http"
 
 	"github.com/affordances-go/affordances/protocol"
 )
@@ -36,11 +37,14 @@ func (c *call) inTransaction() bool {
 // the action. A call that fails rolls back; one whose commit fails is
 // answered as the failure the commit met, and its action did not happen.
 func (c *call) transact(steps func() (*outcome, *Error)) (*outcome, *Error) {
-	outer := c.r.Request.Context()
+	orig := c.r.Request
+	outer := orig.Context()
 	var out *outcome
 	var e *Error
+	var inner *http.Request
 	err := c.page.opts.Transact(outer, func(ctx context.Context) error {
-		c.r.Request = c.r.Request.WithContext(ctx)
+		inner = c.r.Request.WithContext(ctx)
+		c.r.Request = inner
 		out, e = steps()
 		if e != nil {
 			return errCallFailed
@@ -58,7 +62,13 @@ func (c *call) transact(steps func() (*outcome, *Error)) (*outcome, *Error) {
 		}
 		return nil
 	})
-	c.r.Request = c.r.Request.WithContext(outer)
+	// Out of the transaction: the request as it was, unless a step
+	// replaced it meanwhile.
+	if r := c.r.Request; r == inner || r == orig {
+		c.r.Request = orig
+	} else {
+		c.r.Request = r.WithContext(outer)
+	}
 	switch {
 	case e != nil:
 		c.settled = false // nothing of the call was kept: settled as a failure
