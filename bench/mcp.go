@@ -189,7 +189,7 @@ func echoCompare(ctx context.Context, smoke bool) ([]Row, error) {
 }
 
 func mcpRow(name string, ours, base result, smoke bool) Row {
-	speed := base.nsPerOp / ours.nsPerOp
+	speed := 1 / vs(ours, base)
 	return Row{Name: name, Ours: dur(ns(ours.nsPerOp)), Baseline: dur(ns(base.nsPerOp)),
 		Ratio: fmt.Sprintf("%.2f× faster", speed), Goal: "≥ 4× faster", Met: metOrSmoke(smoke, speed >= 4)}
 }
