@@ -93,6 +93,10 @@ type Tx struct {
 	// key is the call's Idempotency-Key that the action's writes claimed,
 	// still to be written (a call's transaction, Store.Transact).
 	key *idempotency.Claim
+	// bound are the first statements bound to the transaction (stmt),
+	// in the Tx itself: no allocation of their own.
+	bound  [16]boundStmt
+	nbound int
 }
 
 // prepared is the transaction with q kept prepared (on SQLite): prepared
@@ -103,13 +107,34 @@ func (t *Tx) prepared(ctx context.Context, q string) querier {
 		return txQuerier{t}
 	}
 	if s := t.db.stmt(ctx, q, false); s != nil {
-		return stmtQuerier{t.tx.StmtContext(ctx, s)}
+		return stmtQuerier{t.stmt(ctx, s)}
 	}
 	if preparable(q) {
 		t.misses = append(t.misses, q)
 	}
 	return txQuerier{t}
 }
+
+// stmt is s bound to the transaction, bound once per transaction: a
+// call's transaction runs some queries twice (the cart, read by the
+// action and again for the delta), and database/sql's binding of a
+// statement to a transaction allocates and registers it each time.
+func (t *Tx) stmt(ctx context.Context, s *sql.Stmt) *sql.Stmt {
+	for _, b := range t.bound[:t.nbound] {
+		if b.pool == s {
+			return b.tx
+		}
+	}
+	ts := t.tx.StmtContext(ctx, s)
+	if t.nbound < len(t.bound) {
+		t.bound[t.nbound] = boundStmt{s, ts}
+		t.nbound++
+	}
+	return ts
+}
+
+// boundStmt is a statement of the pool and its binding to a transaction.
+type boundStmt struct{ pool, tx *sql.Stmt }
 
 // stmtQuerier runs one prepared statement; the query text it is given is
 // the statement's own.
