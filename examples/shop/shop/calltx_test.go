@@ -3,13 +3,11 @@ package shop_test
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/affordances-go/affordances/examples/shop/shop"
-	"github.com/affordances-go/affordances/examples/shop/shoptest"
 	"github.com/affordances-go/affordances/protocol"
 )
 
@@ -20,13 +18,7 @@ import (
 // answer. On both databases.
 func TestAddToCart_KeyedAnswerCommitsWithTheCart(t *testing.T) {
 	onEachDatabase(t, func(t *testing.T, dsn string) {
-		s := shoptest.StartOn(t, dsn, shop.Options{NoApprovals: true})
-		db, err := shop.Open(context.Background(), dsn) // a second handle, to look
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer db.Close()
-		agent := &client{t: t, base: s.URL, bearer: s.Token, http: http.DefaultClient}
+		s, db, agent := keyedShop(t, dsn)
 		add := func(key string) (int, string) {
 			res, body := agent.do("POST", "/products/heavyweight-tee", strings.NewReader(`{"action":"addToCart","input":{"sku":"TEE-BLK-M"}}`),
 				"Content-Type", protocol.MediaType, "Idempotency-Key", key)

@@ -307,15 +307,9 @@ func TestIdempotency_ExpiredKeysForgotten(t *testing.T) {
 // sweep (the delta writer, or the call's transaction that wrote its key).
 func TestIdempotency_WriterSweeps(t *testing.T) {
 	onEachDatabase(t, func(t *testing.T, dsn string) {
-		s := shoptest.StartOn(t, dsn, shop.Options{NoApprovals: true})
-		db, err := shop.Open(context.Background(), dsn) // a second handle, to look
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer db.Close()
+		_, db, agent := keyedShop(t, dsn)
 		now := time.Now().UnixMilli()
 		insertKeys(t, db, "old", []int64{now - 1000, now - 1000, now - 1000})
-		agent := &client{t: t, base: s.URL, bearer: s.Token, http: http.DefaultClient}
 		res, _ := agent.do("POST", "/products/heavyweight-tee", strings.NewReader(`{"action":"addToCart","input":{"sku":"TEE-BLK-M"}}`),
 			"Content-Type", protocol.MediaType, "Idempotency-Key", "sweep-1")
 		if res.StatusCode != 200 {
@@ -333,4 +327,17 @@ func TestIdempotency_WriterSweeps(t *testing.T) {
 			time.Sleep(50 * time.Millisecond)
 		}
 	})
+}
+
+// keyedShop starts the store on dsn for an agent with a token, and opens a
+// second handle on its database, to look at its keys.
+func keyedShop(t *testing.T, dsn string) (*shoptest.Shop, *shop.DB, *client) {
+	t.Helper()
+	s := shoptest.StartOn(t, dsn, shop.Options{NoApprovals: true})
+	db, err := shop.Open(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return s, db, &client{t: t, base: s.URL, bearer: s.Token, http: http.DefaultClient}
 }
