@@ -27,10 +27,18 @@ type callTxKey struct{}
 // answer (a site whose key store is not the store's), commits as
 // committed, as any transaction of the store's writes it.
 func (s *Store) Transact(ctx context.Context, fn func(ctx context.Context) error) error {
-	// Begun without the caller's cancellation, which database/sql would
-	// answer by rolling back under the call's feet: a caller that hangs
-	// up stops the call at its next query, whose error rolls it back here.
-	return s.txWithoutKey(context.WithoutCancel(ctx), func(tx *Tx) error {
+	// The caller may give up while the transaction begins (waiting for a
+	// connection, a database that does not answer), not after: database/sql
+	// would answer a cancellation by rolling the transaction back under
+	// the call's feet. A caller that hangs up later stops the call at its
+	// next query, whose error rolls it back here.
+	bctx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	defer stop()
+	unhook := context.AfterFunc(ctx, stop)
+	return s.txWithoutKey(bctx, func(tx *Tx) error {
+		if !unhook() {
+			return ctx.Err() // gone while it began: the transaction is being rolled back
+		}
 		cctx := context.WithValue(ctx, callTxKey{}, tx)
 		if err := fn(cctx); err != nil {
 			return err

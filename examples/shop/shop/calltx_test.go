@@ -2,12 +2,14 @@ package shop_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/affordances-go/affordances/examples/shop/shop"
+	"github.com/affordances-go/affordances/examples/shop/shoptest"
 	"github.com/affordances-go/affordances/protocol"
 )
 
@@ -70,6 +72,52 @@ func TestAddToCart_KeyedAnswerCommitsWithTheCart(t *testing.T) {
 					t.Fatalf("round %d: answers %v; call %d answered %s, the first %s", round, codes, i, bodies[i], bodies[0])
 				}
 			}
+		}
+	})
+}
+
+// A caller that gives up stops its call's transaction: before it began,
+// nothing runs; in the middle, the next query fails and every write of the
+// call is rolled back. On both databases.
+func TestTransact_TheCallerGivingUp(t *testing.T) {
+	onEachDatabase(t, func(t *testing.T, dsn string) {
+		s := shoptest.StartOn(t, dsn, shop.Options{NoApprovals: true})
+		bg := context.Background()
+		ctx, cancel := context.WithCancel(bg)
+		cancel()
+		ran := false
+		err := s.Store.Transact(ctx, func(context.Context) error { ran = true; return nil })
+		if !errors.Is(err, context.Canceled) || ran {
+			t.Fatalf("a caller gone before: %v, ran %v; want context.Canceled, nothing run", err, ran)
+		}
+
+		demo, _ := s.Store.UserByEmail(bg, shop.DemoEmail)
+		owner := shop.CartOwner{UserID: demo}
+		ctx, cancel = context.WithCancel(bg)
+		defer cancel()
+		err = s.Store.Transact(ctx, func(ctx context.Context) error {
+			if _, err := s.Store.AddToCart(ctx, owner, "TEE-BLK-M", 1); err != nil {
+				return err
+			}
+			cancel() // the caller hangs up between the action and the delta
+			_, err := s.Store.Cart(ctx, owner)
+			return err
+		})
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("a caller gone in the middle: %v, want context.Canceled", err)
+		}
+		if c, err := s.Store.Cart(bg, owner); err != nil || c.Count != 0 {
+			t.Fatalf("after the rollback the cart holds %d (%v), want 0", c.Count, err)
+		}
+		// The store still works: the next call's transaction commits.
+		if err := s.Store.Transact(bg, func(ctx context.Context) error {
+			_, err := s.Store.AddToCart(ctx, owner, "TEE-BLK-M", 1)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if c, _ := s.Store.Cart(bg, owner); c.Count != 1 {
+			t.Fatalf("a committed transaction left %d in the cart, want 1", c.Count)
 		}
 	})
 }
