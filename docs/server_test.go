@@ -288,6 +288,18 @@ func transactPage(s *site.Site, db *DB, productKey site.Key[*Product], loadProdu
 	return p
 }
 
+// The Transact fragment's page registers and serves its graph, which
+// begins no transaction (the handle has no database behind it).
+func TestTransactPage(t *testing.T) {
+	s := site.New(site.Options{Name: "Shop", Logger: slog.New(slog.DiscardHandler)})
+	transactPage(s, &DB{}, ProductKey, func(r *site.Request) (*Product, error) {
+		return &Product{Name: "Tee"}, nil
+	})
+	if g := sitetest.New(t, s).Graph("/products/tee"); g.Entities["product"] == nil {
+		t.Errorf("graph %+v", g)
+	}
+}
+
 // --- the check that the guide shows this code ---
 
 // TestServerGuide_GoBlocksAreCompiledCode fails when a Go block of
