@@ -139,33 +139,33 @@ func (c *call) fingerprint() string {
 }
 
 // settleIdempotency stores the delta of a call that succeeded, or frees
-// the key of one that failed. A store's failure is logged; it is
-// returned too, for the call's transaction (transact), where it fails
-// the call.
-func (c *call) settleIdempotency(out *outcome, failed bool) error {
+// the key of one that failed; a store's failure is logged at the level its
+// kind deserves (a database away for a moment is a warning).
+func (c *call) settleIdempotency(out *outcome, failed bool) {
+	if err := c.settle(out, failed); err != nil && handlerError(err) == nil {
+		c.site.logFailure(context.WithoutCancel(c.r.Context()), "settling an idempotency key", err, "failed", failed)
+	}
+}
+
+// settle is settleIdempotency without the log: in the call's transaction
+// (transact) a failure to store the answer fails the call, and is
+// reported as the call's failure.
+func (c *call) settle(out *outcome, failed bool) error {
 	if c.idem == nil {
 		return nil
 	}
 	c.settled = true
 	ctx := context.WithoutCancel(c.r.Context())
 	store := c.site.opts.Idempotency
-	var err error
 	if failed {
 		if c.site.keysAfter {
 			return nil // an optimistic store wrote nothing for a call that failed
 		}
-		err = store.Release(ctx, c.idem.Scope, c.idem.Key, c.idem.Claim)
-	} else {
-		b, _ := json.Marshal(out.delta)
-		out.encoded = b // the answer's body too: encoded once
-		err = store.Finish(ctx, c.idem.Scope, c.idem.Key, c.idem.Claim, b)
+		return store.Release(ctx, c.idem.Scope, c.idem.Key, c.idem.Claim)
 	}
-	if err != nil && handlerError(err) == nil {
-		// A store's answer to the caller (a key another call took first)
-		// is the call's to answer, not a fault.
-		c.site.opts.Logger.ErrorContext(ctx, "affordances: settling an idempotency key", "failed", failed, "err", err)
-	}
-	return err
+	b, _ := json.Marshal(out.delta)
+	out.encoded = b // the answer's body too: encoded once
+	return store.Finish(ctx, c.idem.Scope, c.idem.Key, c.idem.Claim, b)
 }
 
 // newClaimID returns 192 random bits, base64url: what identifies the

@@ -50,7 +50,7 @@ func (c *call) transact(steps func() (*outcome, *Error)) (*outcome, *Error) {
 			return errCallFailed
 		}
 		if c.site.keysAfter && c.replay == nil {
-			if err := c.settleIdempotency(out, false); err != nil {
+			if err := c.settle(out, false); err != nil {
 				// The key's answer is part of the call: without it,
 				// nothing of the call is kept.
 				out = nil

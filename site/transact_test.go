@@ -2,6 +2,7 @@ package site_test
 
 import (
 	"context"
+	"database/sql/driver"
 	"errors"
 	"log/slog"
 	"slices"
@@ -10,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/affordances-go/affordances/internal/syncbuf"
 	"github.com/affordances-go/affordances/protocol"
 	"github.com/affordances-go/affordances/site"
 	"github.com/affordances-go/affordances/site/idempotency"
@@ -28,6 +30,7 @@ type txStock struct {
 	keys                        map[string]idempotency.Record // keyed answers, committed with the stock
 	finishes, finishesOutsideTx int
 	failFinish                  error
+	logs                        syncbuf.Buffer // what the site logged
 }
 
 // stockTx is one transaction of txStock.
@@ -117,7 +120,7 @@ func newTxSite(t *testing.T, db *txStock) (*sitetest.Client, *[]string) {
 		return "no tx"
 	}
 	s := site.New(site.Options{Auth: approvalAuth, Idempotency: db,
-		Logger: slog.New(slog.DiscardHandler), AuditLogger: slog.New(slog.DiscardHandler)})
+		Logger: slog.New(slog.NewTextHandler(&db.logs, nil)), AuditLogger: slog.New(slog.DiscardHandler)})
 	p := s.Page("/p", site.PageOptions{View: shopView, Transact: db.transact,
 		Entities: []site.EntityLoader{site.Entity(txStockKey, func(r *site.Request) (int, error) {
 			seen = append(seen, "load "+where(r.Context()))
@@ -258,6 +261,23 @@ func TestTransact_AKeyedAnswerCommitsWithTheAction(t *testing.T) {
 	db.failFinish = errors.New("constraint failed: idempotency_keys")
 	if r := call("k3"); r.Code != 500 || strings.Contains(r.Body.String(), "constraint") || db.stock != 4 {
 		t.Fatalf("a store's failure: %d %s, stock %d; want 500 internal, 4", r.Code, r.Body, db.stock)
+	}
+}
+
+// An answer that cannot be stored because the database went away is the
+// call's failure, answered 503 and logged once, as a warning: not an
+// error of the site's code.
+func TestTransact_AnAnswerLostToTheDatabaseIsAWarning(t *testing.T) {
+	db := &txStock{stock: 5, keys: map[string]idempotency.Record{}}
+	c, _ := newTxSite(t, db)
+	db.failFinish = driver.ErrBadConn
+	r := c.CallBody("/p", `{"action":"take","input":{}}`, sitetest.Header("Authorization", "Bearer agent-a", "Idempotency-Key", "k1"))
+	if r.Code != 503 || r.Header().Get("Retry-After") == "" || db.stock != 5 {
+		t.Fatalf("answered %d (Retry-After %q), stock %d; want 503 with Retry-After, 5", r.Code, r.Header().Get("Retry-After"), db.stock)
+	}
+	logs := db.logs.String()
+	if strings.Contains(logs, "level=ERROR") || strings.Count(logs, "level=WARN") != 1 {
+		t.Errorf("want one warning and no error, logged:\n%s", logs)
 	}
 }
 
