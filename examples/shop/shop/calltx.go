@@ -35,7 +35,8 @@ func (s *Store) Transact(ctx context.Context, fn func(ctx context.Context) error
 	bctx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	defer stop()
 	unhook := context.AfterFunc(ctx, stop)
-	return s.txWithoutKey(bctx, func(tx *Tx) error {
+	wrote := false
+	err := s.txWithoutKey(bctx, func(tx *Tx) error {
 		if !unhook() {
 			return ctx.Err() // gone while it began: the transaction is being rolled back
 		}
@@ -46,10 +47,20 @@ func (s *Store) Transact(ctx context.Context, fn func(ctx context.Context) error
 		if tx.key != nil {
 			// The action wrote and the site stored no delta: the key
 			// commits with the writes, as in any transaction of tx.
-			return writeKey(cctx, tx, *tx.key, idempotency.Committed, nil)
+			if err := writeKey(cctx, tx, *tx.key, idempotency.Committed, nil); err != nil {
+				return err
+			}
+			tx.wroteKey = true
 		}
+		wrote = tx.wroteKey
 		return nil
 	})
+	if err == nil && wrote {
+		// Expired keys go as the writer has them go: after a write that
+		// succeeded, at most once every sweepEvery.
+		s.keys.sweepIfDue()
+	}
+	return err
 }
 
 // callTx is the open call's transaction ctx carries on db, or nil.

@@ -93,6 +93,8 @@ type Tx struct {
 	// key is the call's Idempotency-Key that the action's writes claimed,
 	// still to be written (a call's transaction, Store.Transact).
 	key *idempotency.Claim
+	// wroteKey: a key was written in this call's transaction.
+	wroteKey bool
 	// bound are the first statements bound to the transaction (stmt),
 	// in the Tx itself: no allocation of their own.
 	bound  [16]boundStmt

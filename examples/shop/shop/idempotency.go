@@ -129,7 +129,7 @@ func (k *IdempotencyKeys) Finish(ctx context.Context, scope, key, claim string, 
 		if err := writeKey(ctx, tx, c, idempotency.Done, delta); err != nil {
 			return err
 		}
-		k.sweepIfDue() // what the writer does after it wrote
+		tx.wroteKey = true // Store.Transact sweeps once it committed, as the writer does after it wrote
 		return nil
 	}
 	k.writer.add(k, scope, key, claim, delta)
