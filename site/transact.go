@@ -21,6 +21,10 @@ import (
 // answered, not this.
 var errCallFailed = errors.New("affordances: the call failed; its transaction rolls back")
 
+// errTransactSkipped: a page's Transact returned nil without running the
+// call, a bug of the application's.
+var errTransactSkipped = errors.New("it returned nil without running the call")
+
 // inTransaction reports whether the call's guard, action and delta run in
 // the application's transaction (PageOptions.Transact). Calls whose step 6
 // may write before the action are left out: a confirm action's (it may
@@ -42,7 +46,9 @@ func (c *call) transact(steps func() (*outcome, *Error)) (*outcome, *Error) {
 	var out *outcome
 	var e *Error
 	var inner *http.Request
+	ran := false
 	err := c.page.opts.Transact(outer, func(ctx context.Context) error {
+		ran = true
 		inner = c.r.Request.WithContext(ctx)
 		c.r.Request = inner
 		out, e = steps()
@@ -79,6 +85,8 @@ func (c *call) transact(steps func() (*outcome, *Error)) (*outcome, *Error) {
 			return nil, e // the application's answer, as an action's
 		}
 		return nil, c.site.failure(outer, "committing the call's transaction", err, "route", c.page.route, "action", c.act.meta.Name)
+	case !ran:
+		return nil, c.site.failure(outer, "the page's Transact", errTransactSkipped, "route", c.page.route, "action", c.act.meta.Name)
 	}
 	return out, nil
 }

@@ -281,6 +281,23 @@ func TestTransact_AnAnswerLostToTheDatabaseIsAWarning(t *testing.T) {
 	}
 }
 
+// A Transact that returns nil without running the call is a bug of the
+// application's: the call fails as internal, and nothing runs.
+func TestTransact_ATransactThatSkipsTheCall(t *testing.T) {
+	s := site.New(site.Options{Logger: slog.New(slog.DiscardHandler), AuditLogger: slog.New(slog.DiscardHandler)})
+	p := s.Page("/p", site.PageOptions{View: shopView,
+		Transact: func(context.Context, func(context.Context) error) error { return nil }})
+	ran := false
+	site.Handle(p, site.Action{Name: "take", Expose: protocol.ExposePublic}, func(r *site.Request, in struct{}) (site.Done, error) {
+		ran = true
+		return site.Done{}, nil
+	})
+	r := sitetest.New(t, s).CallBody("/p", `{"action":"take","input":{}}`)
+	if r.Code != 500 || r.ErrorCode() != "internal" || ran {
+		t.Fatalf("answered %d %s, ran %v; want 500 internal, nothing run", r.Code, r.Body, ran)
+	}
+}
+
 // A confirm action runs without the page's transaction: its confirmation
 // step may write what a rollback must not undo.
 func TestTransact_NotForConfirmActions(t *testing.T) {
