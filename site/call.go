@@ -27,7 +27,7 @@ type call struct {
 
 	idem    *idempotency.Claim // the key this call holds
 	replay  *outcome           // what the key's first call produced, to answer again
-	settled bool               // the key was settled in the call's transaction
+	settled bool               // the key was settled already (settle), in or out of a transaction
 
 	act    *action
 	in     any    // the decoded, validated input
@@ -224,8 +224,23 @@ func (c *call) afterSteps(out *outcome, e *Error) (*outcome, *Error) {
 	return out, nil
 }
 
-// firstDataStep is the index of the guard in pipelineSteps.
-const firstDataStep = 5
+// firstDataStep is the index of the guard in pipelineSteps: the steps
+// from it on read and write the site's data (dataSteps). It is found
+// once, at start-up, so that a reordering of the steps cannot leave it
+// pointing at another step.
+var firstDataStep = stepIndex(StepGuard)
+
+// stepIndex returns the index of the named step in pipelineSteps. It
+// panics for a name that is not there: a programming error, caught by
+// every test at package initialization.
+func stepIndex(name string) int {
+	for i, step := range pipelineSteps {
+		if step.name == name {
+			return i
+		}
+	}
+	panic("site: no pipeline step " + name)
+}
 
 // pipelineSteps are steps 1 to 6, in the protocol's order; step 7, run,
 // follows them.
