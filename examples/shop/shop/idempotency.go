@@ -116,9 +116,10 @@ func (k *IdempotencyKeys) read(ctx context.Context, scope, key string) (idempote
 // Finish implements idempotency.Store: the delta is written behind
 // the answer, with others.
 //
-// In a call's transaction (Store.Transact) the delta is written in it
-// instead, on the key's row that the action wrote: the answer commits
-// with the action, and no writer is needed.
+// In a call's transaction (Store.Transact) the key's row is written
+// here instead, once, with the delta and in that transaction: the
+// action only noted the key (commitKey), so the answer commits with the
+// action and no writer is needed.
 func (k *IdempotencyKeys) Finish(ctx context.Context, scope, key, claim string, delta []byte) error {
 	if tx := callTx(ctx, k.s.raw); tx != nil {
 		c, ok := site.IdempotencyOf(ctx)
