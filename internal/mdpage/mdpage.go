@@ -36,9 +36,9 @@ func Render(g protocol.Graph, title string) string {
 		}
 		fmt.Fprintf(&b, "\nTo run an action, POST `{\"action\": NAME, \"input\": {…}}` to this page with `Content-Type: %s`.\n\n", protocol.MediaType)
 	}
-	if len(g.Nav) > 0 {
+	if nav := linksToList(g.Nav, md); len(nav) > 0 {
 		b.WriteString("## Links\n\n")
-		for _, n := range g.Nav {
+		for _, n := range nav {
 			label := n.Label
 			if label == "" {
 				label = n.To
@@ -52,6 +52,23 @@ func Render(g protocol.Graph, title string) string {
 		b.WriteString("\n")
 	}
 	return strings.TrimRight(b.String(), "\n") + "\n"
+}
+
+// linksToList are the page's links the Links section lists: all but a
+// link the page's md shows already, to the same target and without a
+// condition, which would only repeat it (a catalog's products, say).
+func linksToList(nav []protocol.Nav, md string) []protocol.Nav {
+	if md == "" || !strings.Contains(md, "](") {
+		return nav
+	}
+	out := nav[:0:0]
+	for _, n := range nav {
+		if n.When == "" && strings.Contains(md, "]("+n.To+")") {
+			continue
+		}
+		out = append(out, n)
+	}
+	return out
 }
 
 // writeEntities writes a page without md of its own: its entities as
