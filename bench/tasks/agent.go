@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -52,6 +53,10 @@ type Log struct {
 	Written, Read []string
 	// Calls counts the calls of each action the agent made.
 	Calls map[string]int
+	// HostList is, on the browser paths, the browser host's whole tool
+	// list as its server lists it; the agent reads (first in Read) only
+	// the part the host passes on.
+	HostList string
 }
 
 func (l *Log) add(written, read string) {
@@ -82,13 +87,21 @@ type Scout struct {
 	A     Agent
 	pages map[string]*protocol.Graph
 	order []string
+	fresh map[string]bool // pages read since the agent last called an action
 }
 
 // NewScout starts a script on an agent.
-func NewScout(a Agent) *Scout { return &Scout{A: a, pages: map[string]*protocol.Graph{}} }
+func NewScout(a Agent) *Scout {
+	return &Scout{A: a, pages: map[string]*protocol.Graph{}, fresh: map[string]bool{}}
+}
 
-// Read reads a page, again: what a call changed is read anew.
+// Read reads a page again when a call may have changed it since the
+// agent last read it: what a call changed is read anew, and a page just
+// read (finding the way to it, say) is not read twice.
 func (s *Scout) Read(ctx context.Context, page string) (*protocol.Graph, error) {
+	if g, ok := s.pages[page]; ok && s.fresh[page] {
+		return g, nil
+	}
 	g, err := s.A.Read(ctx, page)
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", page, err)
@@ -97,6 +110,7 @@ func (s *Scout) Read(ctx context.Context, page string) (*protocol.Graph, error) 
 		s.order = append(s.order, page)
 	}
 	s.pages[page] = g
+	s.fresh[page] = true
 	return g, nil
 }
 
@@ -111,6 +125,7 @@ func (s *Scout) Seen(ctx context.Context, page string) (*protocol.Graph, error) 
 // Call runs an action.
 func (s *Scout) Call(ctx context.Context, page, action string, input any) (*protocol.Delta, error) {
 	s.A.Log().called(action)
+	clear(s.fresh) // the call may have changed any page
 	return s.A.Call(ctx, page, action, input)
 }
 
@@ -141,10 +156,15 @@ func (s *Scout) PageNamed(ctx context.Context, label string) (string, error) {
 	return found, err
 }
 
-// walk reads pages breadth first from / (and from the pages read) until
-// one satisfies ok; it reads at most 12 new pages.
+// walk reads pages breadth first from the pages read, the latest first
+// (where the agent is), and from /, until one satisfies ok; it reads at
+// most 12 new pages.
 func (s *Scout) walk(ctx context.Context, ok func(*protocol.Graph) bool) (string, error) {
-	queue := append([]string{"/"}, s.order...)
+	queue := slices.Clone(s.order)
+	slices.Reverse(queue)
+	if !slices.Contains(queue, "/") {
+		queue = append(queue, "/")
+	}
 	queued := map[string]bool{}
 	for _, p := range queue {
 		queued[p] = true
