@@ -576,6 +576,13 @@ func TestDelta_AsMarkdownForAnAgentThatReadsIt(t *testing.T) {
 	if w.Code != 400 || !strings.HasPrefix(w.Body.String(), "Not done (invalid_input)") {
 		t.Fatalf("invalid input in Markdown: %d %s", w.Code, w.Body)
 	}
+	// A reader whose actions are tools (the WebMCP script) gets the
+	// actions that changed without their inputs: its tools have them.
+	tools := sitetest.Header(append([]string{"Accept", "text/markdown; actions=tools"}, bearer...)...)
+	w = newFixture(t).c.CallBody("/p/tee", `{"action":"addToCart","input":{"sku":"A","qty":1}}`, tools)
+	if body := w.Body.String(); w.Code != 200 || !strings.Contains(body, "- `placeOrder`: Order what is in the cart. Available") || strings.Contains(body, "Input:") {
+		t.Errorf("for tools: %d\n%s", w.Code, body)
+	}
 	w = sh.c.CallBody("/p/tee", `{"action":"placeOrder","confirm":true}`, md)
 	wiretest.GoldenText(t, "delta-ok-placeOrder.md", w.Body.Bytes())
 }

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/affordances-go/affordances/internal/mdpage"
+	"github.com/affordances-go/affordances/internal/negotiate"
 )
 
 // MarkdownTokensHeader carries, on a Markdown answer, its size in tokens
@@ -31,7 +32,7 @@ func (s *Site) serveMarkdown(w http.ResponseWriter, hr *http.Request, p *Page) {
 		title = p.route
 	}
 	p.setCaching(h, r, http.StatusOK)
-	writeMarkdown(w, hr, http.StatusOK, mdpage.Render(g, title))
+	writeMarkdown(w, hr, http.StatusOK, mdpage.Render(g, title, negotiate.MarkdownForTools(hr)))
 }
 
 func writeMarkdown(w http.ResponseWriter, r *http.Request, status int, body string) {

@@ -66,6 +66,13 @@ func TestMarkdown_ThePageItsActionsAndLinks(t *testing.T) {
 		t.Errorf("signed in: Cache-Control %q", w.Header().Get("Cache-Control"))
 	}
 	wiretest.GoldenText(t, "page-signed-in.md", w.Body.Bytes())
+	// A reader whose actions are tools (the WebMCP script's readPage):
+	// the same page without the inputs and the POST line.
+	w = f.c.Get("/products/tee", sitetest.Header("Accept", "text/markdown; actions=tools"))
+	wiretest.GoldenText(t, "page-for-tools.md", w.Body.Bytes())
+	if body := w.Body.String(); strings.Contains(body, "Input:") || strings.Contains(body, "POST") || !strings.Contains(body, "`addToCart`") {
+		t.Errorf("for tools:\n%s", body)
+	}
 	// HEAD: the headers alone.
 	if w := f.c.Do(http.MethodHead, "/products/tee", nil, sitetest.Header("Accept", "text/markdown")); w.Body.Len() != 0 || w.Header().Get("Content-Length") == "" {
 		t.Errorf("HEAD: %d bytes", w.Body.Len())

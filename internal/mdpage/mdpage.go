@@ -16,8 +16,11 @@ import (
 )
 
 // Render writes g as Markdown. title heads the document when the page's
-// md does not start with a heading of its own.
-func Render(g protocol.Graph, title string) string {
+// md does not start with a heading of its own. forTools is for a reader
+// that calls the page's actions as tools carrying their inputs (WebMCP):
+// each action is written without its input, and the closing line says
+// the actions are tools instead of how to POST them.
+func Render(g protocol.Graph, title string, forTools bool) string {
 	var b strings.Builder
 	md := strings.TrimSpace(g.MD)
 	if !strings.HasPrefix(md, "# ") {
@@ -32,9 +35,13 @@ func Render(g protocol.Graph, title string) string {
 	if len(g.Actions) > 0 {
 		b.WriteString("## Actions\n\n")
 		for _, a := range g.Actions {
-			writeAction(&b, a)
+			writeAction(&b, a, !forTools)
 		}
-		fmt.Fprintf(&b, "\nTo run an action, POST `{\"action\": NAME, \"input\": {…}}` to this page with `Content-Type: %s`.\n\n", protocol.MediaType)
+		if forTools {
+			b.WriteString("\nEach action available now is one of this page's tools, by its name.\n\n")
+		} else {
+			fmt.Fprintf(&b, "\nTo run an action, POST `{\"action\": NAME, \"input\": {…}}` to this page with `Content-Type: %s`.\n\n", protocol.MediaType)
+		}
 	}
 	if nav := linksToList(g.Nav, md); len(nav) > 0 {
 		b.WriteString("## Links\n\n")
@@ -89,8 +96,9 @@ func writeEntities(b *strings.Builder, entities map[string]any) {
 }
 
 // writeAction writes one action as a list item: its name, what it does,
-// whether it can run now and why not, who may run it, and its input.
-func writeAction(b *strings.Builder, a protocol.ActionDescriptor) {
+// whether it can run now and why not, who may run it, and its input
+// (withInput).
+func writeAction(b *strings.Builder, a protocol.ActionDescriptor, withInput bool) {
 	fmt.Fprintf(b, "- `%s`", a.Name)
 	if a.Description != "" {
 		fmt.Fprintf(b, ": %s", oneLine(a.Description))
@@ -112,8 +120,8 @@ func writeAction(b *strings.Builder, a protocol.ActionDescriptor) {
 	case protocol.ExposeConfirm:
 		b.WriteString("; needs a signed-in caller and the person's confirmation")
 	}
-	if in := inputWords(a.Input); in != "" {
-		b.WriteString(". Input: " + in)
+	if in := inputWords(a.Input); withInput && in != "" {
+		b.WriteString(". Input: " + in) // a tool has its input's schema itself
 	}
 	b.WriteString(".\n")
 }

@@ -82,6 +82,31 @@ func Markdown(r *http.Request) bool {
 	return md > html || (md == html && (htmlRank < 3 || mdAt < htmlAt))
 }
 
+// MarkdownForTools reports whether a request's Accept asks for
+// text/markdown with the parameter actions=tools: the reader calls the
+// page's actions as tools that carry their inputs (the page's WebMCP
+// tools), so the Markdown leaves out each action's input and how to POST
+// it. Only the Markdown it gets changes; Markdown still decides whether
+// it gets Markdown at all.
+func MarkdownForTools(r *http.Request) bool {
+	for _, v := range r.Header.Values("Accept") {
+		for part := range strings.SplitSeq(v, ",") {
+			mt, params, _ := strings.Cut(part, ";")
+			if !strings.EqualFold(strings.TrimSpace(mt), "text/markdown") {
+				continue
+			}
+			for p := range strings.SplitSeq(params, ";") {
+				k, v, _ := strings.Cut(strings.TrimSpace(p), "=")
+				if strings.EqualFold(strings.TrimSpace(k), "actions") && strings.EqualFold(strings.Trim(strings.TrimSpace(v), `"`), "tools") {
+					return true
+				}
+			}
+			return false
+		}
+	}
+	return false
+}
+
 // quality reads the q parameter of an Accept entry's parameters.
 func quality(params string) (float64, bool) {
 	for p := range strings.SplitSeq(params, ";") {

@@ -61,3 +61,26 @@ func TestCall(t *testing.T) {
 		}
 	}
 }
+
+// actions=tools on the text/markdown entry asks for the Markdown of a
+// reader whose actions are tools; it never makes Markdown preferred.
+func TestMarkdownForTools(t *testing.T) {
+	for _, c := range []struct {
+		accept          string
+		markdown, tools bool
+	}{
+		{"text/markdown; actions=tools", true, true},
+		{`text/markdown;q=0.9;actions="tools", text/html;q=0.5`, true, true},
+		{"text/markdown; ACTIONS=Tools", true, true},
+		{"text/markdown", true, false},
+		{"text/markdown; actions=http", true, false},
+		{"text/html, text/markdown; actions=tools", false, true},
+		{"text/plain; actions=tools, text/markdown", true, false},
+	} {
+		r := httptest.NewRequest("GET", "/", nil)
+		r.Header.Set("Accept", c.accept)
+		if m, tl := Markdown(r), MarkdownForTools(r); m != c.markdown || tl != c.tools {
+			t.Errorf("Accept %q: Markdown %v, MarkdownForTools %v; want %v, %v", c.accept, m, tl, c.markdown, c.tools)
+		}
+	}
+}

@@ -74,7 +74,7 @@
     return fetch(page, {
       method: "POST",
       credentials: "same-origin",
-      headers: { "Content-Type": mediaType, "Accept": "text/markdown", "Idempotency-Key": key() },
+      headers: { "Content-Type": mediaType, "Accept": "text/markdown; actions=tools", "Idempotency-Key": key() },
       body: JSON.stringify({ action: name, input: input || {} })
     }).then(function (res) {
       return res.text().then(function (text) {
@@ -115,7 +115,7 @@
 
   // readPage returns the page as Markdown, read with the person's session.
   function readPage() {
-    return fetch(page, { headers: { "Accept": "text/markdown" }, credentials: "same-origin" })
+    return fetch(page, { headers: { "Accept": "text/markdown; actions=tools" }, credentials: "same-origin" })
       .then(function (res) {
         return res.text().then(function (text) { return result(res, text); });
       });

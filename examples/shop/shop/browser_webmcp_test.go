@@ -144,6 +144,11 @@ func TestBrowser_WebMCPToolsAreThePagesAvailableActions(t *testing.T) {
 	if !strings.HasPrefix(got.Page, `"# `) || !strings.Contains(got.Page, "Heavyweight Tee") || !strings.Contains(got.Page, "addToCart") || len(got.Page) > got.HTML/2 {
 		t.Errorf("readPage (%d bytes, HTML %d): %s", len(got.Page), got.HTML, got.Page)
 	}
+	// The agent has each action as a tool, with its input: the page's
+	// Markdown leaves the inputs out, and how to POST them.
+	if strings.Contains(got.Page, "Input:") || strings.Contains(got.Page, "POST") || !strings.Contains(got.Page, "one of this page's tools") {
+		t.Errorf("readPage is not the Markdown for a reader whose actions are tools: %s", got.Page)
+	}
 	if !strings.Contains(got.Search, "Everyday Hoodie") || strings.Contains(got.Search, "Heavyweight Tee") {
 		t.Errorf("searchProducts (the header's GET form) did not answer the matches as Markdown: %s", got.Search)
 	}
