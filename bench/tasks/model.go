@@ -218,7 +218,7 @@ func modelTools(a Agent) []chatTool {
 		// WebMCP tools as they appear, see refreshTools).
 		list, err := sa.cs.ListTools(context.Background(), nil)
 		if err == nil {
-			for _, t := range list.Tools {
+			for _, t := range sa.listed(list.Tools) {
 				params, _ := json.Marshal(t.InputSchema)
 				tools = append(tools, chatTool{Type: "function", Function: toolFunction{Name: t.Name, Description: t.Description, Parameters: params}})
 			}

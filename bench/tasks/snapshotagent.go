@@ -47,7 +47,21 @@ type SnapshotAgent struct {
 	person  *person        // with WebMCP: presses the button of a form the agent's tool filled in
 	dir     string
 	snap    string // the last snapshot read
+	// hostTools are the browser tools the host lists to its agent, as a
+	// host configured for one kind of work does (a tool filter): the
+	// tools this path's agent calls, and every tool a page registers.
+	// The agent cannot call another.
+	hostTools map[string]bool
 }
+
+// The browser tools each path's agent calls, and so the host lists: the
+// snapshot path reads and works the page's controls; the WebMCP path
+// reads pages and calls their tools, and works controls only where no
+// tool may act (a people-only action, a confirmation the person makes).
+var (
+	snapshotHostTools = []string{"browser_navigate", "browser_snapshot", "browser_click", "browser_type", "browser_select_option"}
+	webmcpHostTools   = []string{"browser_navigate", "browser_snapshot", "browser_click", "browser_type"}
+)
 
 // PlaywrightMCP is Playwright MCP's command line in bench/tokens.
 func PlaywrightMCP() string {
@@ -69,7 +83,14 @@ func NewSnapshotAgent(ctx context.Context, w *World, webmcp bool) (*SnapshotAgen
 	if err != nil {
 		return nil, err
 	}
-	a := &SnapshotAgent{w: w, dir: dir, webmcp: webmcp, seen: map[string]bool{}}
+	a := &SnapshotAgent{w: w, dir: dir, webmcp: webmcp, seen: map[string]bool{}, hostTools: map[string]bool{}}
+	host := snapshotHostTools
+	if webmcp {
+		host = webmcpHostTools
+	}
+	for _, name := range host {
+		a.hostTools[name] = true
+	}
 	// The person's browser: a session of theirs in its cookies.
 	sess, err := w.Store.CreateSession(ctx, w.UserID)
 	if err != nil {
@@ -103,14 +124,17 @@ func NewSnapshotAgent(ctx context.Context, w *World, webmcp bool) (*SnapshotAgen
 		return nil, err
 	}
 	a.cs = cs
-	list, err := cs.ListTools(ctx, nil)
+	all, err := cs.ListTools(ctx, nil)
 	if err != nil {
 		a.Close()
 		return nil, err
 	}
-	b, _ := json.Marshal(list.Tools)
+	b, _ := json.Marshal(all.Tools)
+	a.log.HostList = string(b)
+	listed := a.listed(all.Tools)
+	b, _ = json.Marshal(listed)
 	a.log.Read = append(a.log.Read, string(b))
-	for _, t := range list.Tools {
+	for _, t := range listed {
 		a.seen[t.Name] = true
 	}
 	// The script's eyes: the same person, its own session.
@@ -142,9 +166,25 @@ func (a *SnapshotAgent) Close() {
 	os.RemoveAll(a.dir)
 }
 
+// listed are the tools of the server's list that the host passes on to
+// its agent (hostTools, and the page's own).
+func (a *SnapshotAgent) listed(tools []*mcp.Tool) []*mcp.Tool {
+	var out []*mcp.Tool
+	for _, t := range tools {
+		if a.hostTools[t.Name] || strings.HasPrefix(t.Name, "webmcp_") {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
 // tool calls a Playwright MCP tool and logs it; it returns the result's
-// text.
+// text. A tool the host does not list is an error: the agent could not
+// have known it.
 func (a *SnapshotAgent) tool(ctx context.Context, name string, args map[string]any) (string, error) {
+	if !a.hostTools[name] && !strings.HasPrefix(name, "webmcp_") {
+		return "", fmt.Errorf("the host lists no tool %s to this path's agent", name)
+	}
 	res, err := a.cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
 	w, _ := json.Marshal(map[string]any{"name": name, "arguments": args})
 	if err != nil {
@@ -218,7 +258,7 @@ func (a *SnapshotAgent) newTools(ctx context.Context) error {
 	}
 	var fresh []*mcp.Tool
 	a.current = map[string]bool{}
-	for _, t := range list.Tools {
+	for _, t := range a.listed(list.Tools) {
 		a.current[t.Name] = true
 		if !a.seen[t.Name] {
 			a.seen[t.Name] = true
