@@ -5,11 +5,14 @@ package docs_test
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"html/template"
 	"log/slog"
 	"net/http"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -288,17 +291,74 @@ func transactPage(s *site.Site, db *DB, productKey site.Key[*Product], loadProdu
 	return p
 }
 
-// The Transact fragment's page registers and serves its graph, which
-// begins no transaction (the handle has no database behind it).
+// The Transact fragment's page runs a call in one transaction of its
+// database: committed when the call succeeds, rolled back when its guard
+// refuses it; reading the page begins none.
 func TestTransactPage(t *testing.T) {
+	var log txLog
+	db := &DB{sql.OpenDB(&log)}
+	defer db.Close()
+	stock := 1
 	s := site.New(site.Options{Name: "Shop", Logger: slog.New(slog.DiscardHandler)})
-	transactPage(s, &DB{}, ProductKey, func(r *site.Request) (*Product, error) {
-		return &Product{Name: "Tee"}, nil
+	p := transactPage(s, db, ProductKey, func(r *site.Request) (*Product, error) {
+		if _, ok := r.Context().Value(txKey{}).(*sql.Tx); !ok && r.Method == http.MethodPost {
+			t.Error("a call's loader ran outside the transaction")
+		}
+		return &Product{Name: "Tee", Variants: []Variant{{SKU: "TEE", Stock: stock}}}, nil
 	})
-	if g := sitetest.New(t, s).Graph("/products/tee"); g.Entities["product"] == nil {
-		t.Errorf("graph %+v", g)
+	site.Handle(p, site.Action{Name: "take", Description: "Take one", Expose: protocol.ExposePublic,
+		Effects: site.Effects(ProductKey),
+		Guard: site.Guard{Text: "in stock", Check: func(r *site.Request, st *site.State) (bool, string) {
+			return ProductKey.Get(st).Variants[0].Stock > 0, "sold out"
+		}}},
+		func(r *site.Request, in struct{}) (site.Done, error) {
+			if _, ok := r.Context().Value(txKey{}).(*sql.Tx); !ok {
+				t.Error("the action ran outside the transaction")
+			}
+			stock--
+			return site.Done{}, nil
+		})
+	c := sitetest.New(t, s)
+	if g := c.Graph("/products/tee"); g.Entities["product"] == nil || log.String() != "" {
+		t.Errorf("graph %+v, transactions %q", g, log.String())
+	}
+	if w := c.CallBody("/products/tee", `{"action":"take"}`); w.Code != 200 || log.String() != "begin commit " {
+		t.Errorf("a call that succeeded: %d, transactions %q", w.Code, log.String())
+	}
+	if w := c.CallBody("/products/tee", `{"action":"take"}`); w.Code != 409 || log.String() != "begin commit begin rollback " {
+		t.Errorf("a call its guard refused: %d, transactions %q", w.Code, log.String())
 	}
 }
+
+// txLog is a database/sql driver with no data that logs its
+// transactions: enough to see where a call begins and ends one.
+type txLog struct {
+	mu  sync.Mutex
+	log strings.Builder
+}
+
+func (l *txLog) add(s string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.log.WriteString(s + " ")
+}
+
+func (l *txLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.log.String()
+}
+
+func (l *txLog) Connect(context.Context) (driver.Conn, error) { return txConn{l}, nil }
+func (l *txLog) Driver() driver.Driver                        { return nil }
+
+type txConn struct{ l *txLog }
+
+func (c txConn) Prepare(string) (driver.Stmt, error) { return nil, errors.New("no statements") }
+func (c txConn) Close() error                        { return nil }
+func (c txConn) Begin() (driver.Tx, error)           { c.l.add("begin"); return c, nil }
+func (c txConn) Commit() error                       { c.l.add("commit"); return nil }
+func (c txConn) Rollback() error                     { c.l.add("rollback"); return nil }
 
 // --- the check that the guide shows this code ---
 
