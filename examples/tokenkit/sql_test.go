@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -107,4 +108,96 @@ func TestSQL_MigrateTwiceAndWriteInATransaction(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The lookup's statement is prepared at its first use: a lookup before
+// the table exists fails with the database's error and is not kept, so
+// the store works once migrated; in a transaction, the lookup sees the
+// transaction's own token; and concurrent first lookups agree.
+func TestSQL_LookupBeforeMigrateAndInATransaction(t *testing.T) {
+	ctx := context.Background()
+	for _, d := range databases() {
+		t.Run(d.name, func(t *testing.T) {
+			db := d.open(t)
+			s := tokens.NewSQL(db, d.dialect, fmt.Sprintf("tokens_%d", tables.Add(1)))
+			if _, err := s.Lookup(ctx, "h"); err == nil || errors.Is(err, tokens.ErrNotFound) {
+				t.Fatalf("a lookup with no table: %v", err)
+			}
+			if err := s.Migrate(ctx); err != nil {
+				t.Fatal(err)
+			}
+			made, err := s.Create(ctx, "user:1", "first", "h-1", tokens.Grant{}, time.Now())
+			if err != nil {
+				t.Fatal(err)
+			}
+			var wg sync.WaitGroup
+			errs := make(chan error, 8)
+			for range 8 {
+				wg.Go(func() {
+					if got, err := s.Lookup(ctx, "h-1"); err != nil || got.ID != made.ID {
+						errs <- fmt.Errorf("lookup once migrated: %+v %v", got, err)
+					}
+				})
+			}
+			wg.Wait()
+			close(errs)
+			for err := range errs {
+				t.Error(err)
+			}
+			tx, err := db.BeginTx(ctx, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer tx.Rollback()
+			in, err := s.Tx(tx).Create(ctx, "user:1", "in tx", "h-tx", tokens.Grant{}, time.Now())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, err := s.Tx(tx).Lookup(ctx, "h-tx"); err != nil || got.ID != in.ID {
+				t.Fatalf("a lookup in the transaction of its token: %+v %v", got, err)
+			}
+		})
+	}
+}
+
+// BenchmarkSQL_Lookup is a token's lookup on SQLite against the same
+// query unprepared, as the store ran it before: the baseline in the same
+// run.
+func BenchmarkSQL_Lookup(b *testing.B) {
+	ctx := context.Background()
+	db, err := sql.Open("sqlite", filepath.Join(b.TempDir(), "app.db")+"?_pragma=journal_mode(wal)")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	s := tokens.NewSQL(db, tokens.SQLite, "")
+	if err := s.Migrate(ctx); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := s.Create(ctx, "user:1", "bench", "h-bench", tokens.Grant{}, time.Now()); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("unprepared", func(b *testing.B) {
+		q := `SELECT id, account, label, created_at, actions, expires_at, per_call, per_day, last_used_at, last_agent FROM ` +
+			tokens.DefaultTable + ` WHERE hash = ? AND revoked_at IS NULL`
+		b.ReportAllocs()
+		for b.Loop() {
+			var id int64
+			var account, label string
+			var created int64
+			var actions, expires, perCall, perDay, lastUsed, lastAgent any
+			if err := db.QueryRowContext(ctx, q, "h-bench").Scan(&id, &account, &label, &created, &actions, &expires, &perCall, &perDay, &lastUsed, &lastAgent); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("Lookup", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := s.Lookup(ctx, "h-bench"); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

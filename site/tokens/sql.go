@@ -45,6 +45,12 @@ type SQL struct {
 	q       execer
 	dialect Dialect
 	table   string
+
+	// The lookup runs on every call an agent makes with a token: its SQL
+	// is written once, and prepared on the database at its first use
+	// (parsing it each time was 40% of a lookup on SQLite).
+	lookupSQL string
+	lookup    *preparedStmt // shared with the store's transaction copies (Tx)
 }
 
 // execer is what the store needs of a database or a transaction.
@@ -70,7 +76,9 @@ func NewSQL(db *sql.DB, dialect Dialect, table string) *SQL {
 	if dialect < SQLite || dialect > MySQL {
 		panic(fmt.Sprintf("tokens.NewSQL: unknown %v", dialect))
 	}
-	return &SQL{q: db, dialect: dialect, table: table}
+	s := &SQL{q: db, dialect: dialect, table: table, lookup: &preparedStmt{}}
+	s.lookupSQL = s.rebind(`SELECT ` + columns + ` FROM ` + table + ` WHERE hash = ? AND revoked_at IS NULL`)
+	return s
 }
 
 // Tx returns the same store working in tx: its writes commit or roll back
@@ -231,7 +239,16 @@ func (s *SQL) Create(ctx context.Context, account, label, hash string, g Grant, 
 
 // Lookup implements [Store].
 func (s *SQL) Lookup(ctx context.Context, hash string) (Token, error) {
-	t, err := scan(s.q.QueryRowContext(ctx, s.rebind(`SELECT `+columns+` FROM `+s.table+` WHERE hash = ? AND revoked_at IS NULL`), hash).Scan)
+	var row *sql.Row
+	if db, ok := s.q.(*sql.DB); ok {
+		if st := s.lookup.on(ctx, db, s.lookupSQL); st != nil {
+			row = st.QueryRowContext(ctx, hash)
+		}
+	}
+	if row == nil { // in a transaction, or before the statement could be prepared
+		row = s.q.QueryRowContext(ctx, s.lookupSQL, hash)
+	}
+	t, err := scan(row.Scan)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Token{}, ErrNotFound
 	}
