@@ -95,13 +95,8 @@ func MarkdownForTools(r *http.Request) bool {
 			if !strings.EqualFold(strings.TrimSpace(mt), "text/markdown") {
 				continue
 			}
-			for p := range strings.SplitSeq(params, ";") {
-				k, v, _ := strings.Cut(strings.TrimSpace(p), "=")
-				if strings.EqualFold(strings.TrimSpace(k), "actions") && strings.EqualFold(strings.Trim(strings.TrimSpace(v), `"`), "tools") {
-					return true
-				}
-			}
-			return false
+			v, _ := param(params, "actions")
+			return strings.EqualFold(v, "tools")
 		}
 	}
 	return false
@@ -109,14 +104,24 @@ func MarkdownForTools(r *http.Request) bool {
 
 // quality reads the q parameter of an Accept entry's parameters.
 func quality(params string) (float64, bool) {
+	v, ok := param(params, "q")
+	if !ok {
+		return 1, false
+	}
+	q, err := strconv.ParseFloat(v, 64)
+	return q, err == nil
+}
+
+// param returns the value of the named parameter among an Accept entry's
+// parameters (the text after its media type), unquoted.
+func param(params, name string) (string, bool) {
 	for p := range strings.SplitSeq(params, ";") {
 		k, v, _ := strings.Cut(strings.TrimSpace(p), "=")
-		if strings.EqualFold(k, "q") {
-			q, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-			return q, err == nil
+		if strings.EqualFold(strings.TrimSpace(k), name) {
+			return strings.Trim(strings.TrimSpace(v), `"`), true
 		}
 	}
-	return 1, false
+	return "", false
 }
 
 // queryAsks reports whether a raw query holds affordances=1.
