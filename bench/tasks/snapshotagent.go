@@ -171,18 +171,23 @@ func (a *SnapshotAgent) Close() {
 func (a *SnapshotAgent) listed(tools []*mcp.Tool) []*mcp.Tool {
 	var out []*mcp.Tool
 	for _, t := range tools {
-		if a.hostTools[t.Name] || strings.HasPrefix(t.Name, "webmcp_") {
+		if a.lists(t.Name) {
 			out = append(out, t)
 		}
 	}
 	return out
 }
 
+// lists reports whether the host lists the tool named name to its agent.
+func (a *SnapshotAgent) lists(name string) bool {
+	return a.hostTools[name] || strings.HasPrefix(name, "webmcp_")
+}
+
 // tool calls a Playwright MCP tool and logs it; it returns the result's
 // text. A tool the host does not list is an error: the agent could not
 // have known it.
 func (a *SnapshotAgent) tool(ctx context.Context, name string, args map[string]any) (string, error) {
-	if !a.hostTools[name] && !strings.HasPrefix(name, "webmcp_") {
+	if !a.lists(name) {
 		return "", fmt.Errorf("the host lists no tool %s to this path's agent", name)
 	}
 	res, err := a.cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
