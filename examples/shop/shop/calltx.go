@@ -32,9 +32,17 @@ func (s *Store) Transact(ctx context.Context, fn func(ctx context.Context) error
 	// would answer a cancellation by rolling the transaction back under
 	// the call's feet. A caller that hangs up later stops the call at its
 	// next query, whose error rolls it back here.
-	bctx, stop := context.WithCancel(context.WithoutCancel(ctx))
-	defer stop()
-	unhook := context.AfterFunc(ctx, stop)
+	bctx, unhook := ctx, func() bool { return true }
+	if ctx.Done() != nil {
+		// Only a context that can end needs the guard: SQLite's driver
+		// watches a cancellable one from a goroutine of its own at BEGIN
+		// and again at COMMIT, which costs a call that cannot be
+		// cancelled (an in-process caller's) for nothing.
+		var stop context.CancelFunc
+		bctx, stop = context.WithCancel(context.WithoutCancel(ctx))
+		defer stop()
+		unhook = context.AfterFunc(ctx, stop)
+	}
 	wrote := false
 	err := s.txWithoutKey(bctx, func(tx *Tx) error {
 		if !unhook() {
