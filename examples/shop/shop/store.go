@@ -260,28 +260,33 @@ func (e *catalogEntry) product(stock []int) *Product {
 // now; fresh is false when its SKUs are not the entry's, and the product
 // must be read again.
 func (s *Store) withStock(ctx context.Context, e *catalogEntry) (_ *Product, fresh bool, _ error) {
-	// One row, "SKU:stock,SKU:stock" in the variants' order: a product
+	// One row, "SKU:stock,SKU:stock" in no particular order: a product
 	// page and every addToCart's guard read it, and one row costs the
-	// driver far less than a row per variant. (SKUs hold neither : nor ,.)
+	// driver far less than a row per variant; an order asked of the
+	// aggregate would cost the database a sort on every read. (SKUs hold
+	// neither : nor ,.)
 	var list sql.NullString
-	err := s.db.QueryRowContext(ctx, `SELECT string_agg(sku || ':' || stock, ',' ORDER BY position) FROM skus WHERE product_id = ?`, e.id).Scan(&list)
+	err := s.db.QueryRowContext(ctx, `SELECT string_agg(sku || ':' || stock, ',') FROM skus WHERE product_id = ?`, e.id).Scan(&list)
 	if err != nil {
 		return nil, false, fmt.Errorf("reading the stock of %q: %w", e.p.Slug, err)
 	}
-	stock := make([]int, 0, len(e.p.Variants))
+	stock := make([]int, len(e.p.Variants))
+	seen := 0
 	for item := range strings.SplitSeq(list.String, ",") {
 		sku, n, ok := strings.Cut(item, ":")
-		if !ok || len(stock) == len(e.p.Variants) || e.p.Variants[len(stock)].SKU != sku {
-			return nil, false, nil
+		i := slices.IndexFunc(e.p.Variants, func(v Variant) bool { return v.SKU == sku })
+		if !ok || i < 0 {
+			return nil, false, nil // a size the entry does not know
 		}
 		v, err := strconv.Atoi(n)
 		if err != nil {
 			return nil, false, fmt.Errorf("reading the stock of %q: %q: %w", e.p.Slug, item, err)
 		}
-		stock = append(stock, v)
+		stock[i] = v
+		seen++
 	}
-	if len(stock) != len(e.p.Variants) {
-		return nil, false, nil
+	if seen != len(e.p.Variants) {
+		return nil, false, nil // a size the entry knows is gone
 	}
 	return e.product(stock), true, nil
 }
