@@ -67,7 +67,8 @@ type decoded struct {
 	// only ever makes the action's check stricter.
 	confirmedBasis string
 	// presence is the proof of presence the form carried
-	// (FormPresenceField), for a people-only action.
+	// (FormPresenceField), for a people-only action or the person's own
+	// post of an action with approval.
 	presence string
 }
 
@@ -254,5 +255,5 @@ var pipelineSteps = [...]struct {
 	{StepIdempotency, (*call).idempotency},
 	{StepValidate, (*call).validate},
 	{StepGuard, (*call).checkGuard},
-	{StepConfirm, (*call).requireConfirmation},
+	{StepConfirm, (*call).consent},
 }

@@ -54,8 +54,9 @@ func actionForm(v *View, name string, presets ...any) (template.HTML, error) {
 // actionFields is the template helper that writes the hidden fields of a
 // form written by hand: the field naming the action, the application's
 // own fields (Options.FormFields: its CSRF token), and, for a people-only
-// action of a site with a Presence, the field the presence script fills
-// (the form itself needs the data-presence attribute).
+// action or one with approval of a site with a Presence, the field the
+// presence script fills (the form itself needs the data-presence
+// attribute).
 func actionFields(v *View, name string) (template.HTML, error) {
 	if v == nil || v.page == nil {
 		return "", fmt.Errorf("actionFields: the first argument must be the page's View (.)")
@@ -73,7 +74,7 @@ func (v *View) appFields() map[string]string {
 }
 
 // presence reports whether a's form carries a proof of presence: a
-// people-only action of a site with a Presence.
+// people-only action, or one with approval, of a site with a Presence.
 func (v *View) presence(a *action) bool {
-	return a != nil && a.meta.PeopleOnly && v.page.site.opts.Presence != nil
+	return a != nil && a.presenceNeeded() && v.page.site.opts.Presence != nil
 }

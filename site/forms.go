@@ -205,9 +205,14 @@ type ConfirmData struct {
 	// site: there is no button to press, the person approves there.
 	ApprovalURL string
 	// PresenceScript is the tag of the script of presence when the site
-	// proves presence, as [View.PresenceScript]: a people-only action's
-	// confirmation asks for the person's passkey.
+	// proves presence, as [View.PresenceScript].
 	PresenceScript template.HTML
+	// Presence is set when the confirmation's form carries a proof of
+	// presence (a people-only action, or one with approval, on a site
+	// with a Presence): the form needs the data-presence attribute, and
+	// the script asks the person's passkey, if they have one, before it
+	// is posted.
+	Presence bool
 	// Request is the request being answered.
 	Request *Request
 }
@@ -257,6 +262,7 @@ func (s *Site) renderConfirm(w http.ResponseWriter, c *call, e *Error) {
 	d.ApprovalURL = e.approvalURL
 	if s.opts.Presence != nil {
 		d.PresenceScript = PresenceScriptTag
+		d.Presence = c.act.presenceNeeded() && d.ApprovalURL == ""
 	}
 	var buf bytes.Buffer
 	if err := s.opts.ConfirmView.Execute(&buf, d); err != nil {

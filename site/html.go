@@ -63,6 +63,16 @@ func (v *View) PresenceScript() template.HTML {
 	return PresenceScriptTag
 }
 
+// NeedsPresence reports whether the form of the named action carries a
+// proof of presence on this page: a people-only action, or one with
+// approval, on a site with a [Presence]. A form written by hand marks
+// itself {{if .NeedsPresence "placeOrder"}} data-presence{{end}} and
+// writes its hidden fields with actionFields; the library's forms
+// (actionForm) and its confirmation page do both themselves.
+func (v *View) NeedsPresence(name string) bool {
+	return v.page != nil && v.presence(v.page.byName[name])
+}
+
 // Actions returns the descriptors of the actions this person may see,
 // with their availability, in registration order.
 func (v *View) Actions() []protocol.ActionDescriptor {

@@ -3,7 +3,6 @@ package site
 import (
 	"crypto/sha256"
 	"encoding/json"
-	"errors"
 	"github.com/affordances-go/affordances/internal/htmlform"
 	"html/template"
 	"net/http"
@@ -18,9 +17,10 @@ import (
 // challenge binds exactly what will run. Package site/presence implements
 // it with passkeys; a site plugs it in with Options.Presence, and then:
 //
-//   - a people-only action ([Action.PeopleOnly]) runs for a person who
-//     has a passkey only with such a proof of that call, posted by the
-//     form's script in [FormPresenceField];
+//   - a people-only action ([Action.PeopleOnly]), and an action with
+//     approval that the person runs on their own form, runs for a person
+//     who has a passkey only with such a proof of that call, posted by
+//     the form's script in [FormPresenceField] (step 6, consent);
 //   - the approval page (package site/approval) takes an approval from
 //     such a person only with a proof of that approval.
 //
@@ -69,6 +69,10 @@ type PresenceBinding struct {
 	// Summary is what the person reads and approves ("" for a form the
 	// person filled in themselves).
 	Summary string
+	// Basis is the [ApprovalBasis] of the state the person confirmed on
+	// their own form (FormBasisField), such as the cart an order is
+	// placed from; "" when the form carries none.
+	Basis string
 	// Credential is the credential that asked (an approval's) or the
 	// person's own session.
 	Credential string
@@ -87,10 +91,11 @@ func (b PresenceBinding) Digest() []byte {
 		Action     string `json:"a"`
 		Input      string `json:"i"`
 		Summary    string `json:"s"`
+		Basis      string `json:"b,omitempty"`
 		Credential string `json:"c"`
 		Approval   string `json:"ap"`
 		Expires    int64  `json:"e"`
-	}{b.Origin, b.Page, b.Action, b.Input, b.Summary, b.Credential, b.Approval, b.Expires.Unix()})
+	}{b.Origin, b.Page, b.Action, b.Input, b.Summary, b.Basis, b.Credential, b.Approval, b.Expires.Unix()})
 	h := sha256.Sum256(j)
 	return h[:]
 }
@@ -119,63 +124,18 @@ func canonicalInput(v any) string {
 	return string(b)
 }
 
-// presenceBinding is what this call's proof of presence must bind.
-func (c *call) presenceBinding() PresenceBinding {
-	var in any
-	if c.input != nil {
-		in = c.input.identity()
-	}
-	return c.site.formBinding(c.r, c.act.meta.Name, in)
-}
-
-// formBinding is what a proof of presence binds for a people-only action
-// of r's page: the pipeline and FormPresence build it here, alike.
-func (s *Site) formBinding(r *Request, action string, input any) PresenceBinding {
-	return PresenceBinding{Origin: s.Origin(r.Request), Page: r.URL.Path, Action: action,
-		Input: canonicalInput(input), Credential: r.Caller.ID}
-}
-
-// checkPresence is part of step 6 for a people-only action: the person's
-// proof of presence, when the site has Presence and the person a
-// passkey. Without it the call stops, forbidden, and nothing runs.
-func (c *call) checkPresence() *Error {
-	p := c.site.opts.Presence
-	if p == nil || !c.act.meta.PeopleOnly {
-		return nil
-	}
-	need, err := p.Required(c.r)
-	if err != nil {
-		c.site.opts.Logger.ErrorContext(c.r.Context(), "affordances: checking presence", "route", c.page.route, "err", err)
-		return newInternalError()
-	}
-	if !need {
-		return nil
-	}
-	if c.presence == "" {
-		return newError(protocol.CodeUnauthorized, "confirm with your passkey: this needs you, not only your browser").withStatus(http.StatusForbidden)
-	}
-	if err := p.Verify(c.r, c.presenceBinding(), c.presence); err != nil {
-		var pe *PresenceError
-		if errors.As(err, &pe) {
-			return newError(protocol.CodeUnauthorized, "your passkey did not confirm this: "+pe.Reason).withStatus(http.StatusForbidden)
-		}
-		c.site.opts.Logger.ErrorContext(c.r.Context(), "affordances: verifying presence", "route", c.page.route, "err", err)
-		return newInternalError()
-	}
-	return nil
-}
-
 // PresenceError is a proof of presence that is refused: Reason says why,
 // for the person. Any other error of a [Presence] is a failure of its own.
 type PresenceError struct{ Reason string }
 
 func (e *PresenceError) Error() string { return "presence: " + e.Reason }
 
-// FormPresence returns the binding and the request of a people-only
-// action's form that the person is about to post on page, with its fields
-// (those the form will post, the action's name included), for the script
+// FormPresence returns the binding and the request of the form of a
+// people-only action, or of an action with approval, that the person is
+// about to post on page, with its fields (those the form will post, the
+// action's name and the basis of the summary included), for the script
 // that asks the person's passkey before the post. The same fields posted
-// to the page bind the same way. A form of no people-only action is an
+// to the page bind the same way. A form of any other action is an
 // [*Error] (not_found).
 func (s *Site) FormPresence(hr *http.Request, page string, fields url.Values) (*Request, PresenceBinding, error) {
 	p, r := s.route(hr, page, http.MethodPost)
@@ -191,8 +151,8 @@ func (s *Site) FormPresence(hr *http.Request, page string, fields url.Values) (*
 		return nil, PresenceBinding{}, e
 	}
 	a := p.byName[d.name]
-	if a == nil || !a.meta.PeopleOnly || !a.visible(req) {
+	if a == nil || !a.presenceNeeded() || !a.visible(req) {
 		return nil, PresenceBinding{}, newError(protocol.CodeNotFound, "this page has no such action")
 	}
-	return req, s.formBinding(req, a.meta.Name, d.input.identity()), nil
+	return req, s.formBinding(req, a.meta.Name, d.input.identity(), d.confirmedBasis), nil
 }

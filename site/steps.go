@@ -206,53 +206,6 @@ func (c *call) inputGuard(st *State) (ok bool, reason string) {
 	return ok, reason
 }
 
-// personPresent reports whether the call is the person's own act rather
-// than an agent's: an HTML form posted as a navigation in the person's own
-// signed-in cookie session with this site's Origin (which step 2 has
-// checked for every cookie call): [ActorPerson], signed in. Who calls decides, never the body's format: a form posted
-// with a bearer token is an agent's call, under exactly the rules of an
-// agent's JSON call, and every other door (JSON, MCP, the inspector) is an
-// agent's.
-func (c *call) personPresent() bool {
-	return c.r.Actor() == ActorPerson && c.r.Caller.SignedIn
-}
-
-// requireConfirmation is step 6: a people-only action needs the person's
-// proof of presence when they have a passkey (checkPresence); a confirm
-// action without confirm: true stops here with a summary for the person
-// who must approve it. Nothing has run. For an action with approval, an agent's call runs only with
-// the person's approval of exactly this call (checkApproval); the person
-// confirms their own form post on the confirmation page.
-func (c *call) requireConfirmation() *Error {
-	if e := c.checkPresence(); e != nil {
-		return e
-	}
-	if c.act.meta.Expose != protocol.ExposeConfirm {
-		return nil
-	}
-	person := c.personPresent()
-	needsApproval := c.act.summary.Approval && !person
-	if c.confirm && !needsApproval {
-		if c.confirmedBasis != "" {
-			c.r.approved = &approvedCall{basis: c.confirmedBasis}
-		}
-		return nil
-	}
-	text := c.summary()
-	if e := c.page.checkFault(c.r, c.before); e != nil {
-		return e
-	}
-	if !person && !c.confirm && c.approvalID == "" && c.coveredInAdvance(text) {
-		return nil // the person approved calls like this one in advance
-	}
-	if needsApproval {
-		return c.checkApproval(text)
-	}
-	e := newError(protocol.CodeConfirmRequired, text)
-	e.basis = c.basis()
-	return e
-}
-
 // basis is what the summary was built from, as the input's
 // [ApprovalBasis] tells it; "" when the input has none.
 func (c *call) basis() (b string) {

@@ -221,3 +221,60 @@ func (k *softKey) proof(t *testing.T, ask []byte) string {
 	p, _ := k.get(t, ask)
 	return p
 }
+
+// The person's own form of an action with approval (an order) needs the
+// same proof once the person has a passkey: an agent that drives the
+// browser and presses the button, or posts the form past the script, gets
+// nothing run. The proof binds the form's fields and the basis of the
+// summary the person confirmed; without a passkey the form runs as
+// before.
+func TestSite_PresenceOnTheFormOfAnActionWithApproval(t *testing.T) {
+	ts := newTestSite(t)
+	cookie := []string{"Cookie", "session=ann"}
+	fields := url.Values{"_action": {"order"}, "note": {"gift"}, "_confirm": {"true"}, "_basis": {"cart-1"}}
+	if code, _ := ts.post(t, "/account", fields, cookie...); code != 303 || ts.orders.Load() != 1 {
+		t.Fatalf("without a passkey, the person's confirmed form: %d, %d orders", code, ts.orders.Load())
+	}
+	k := enrolSoft(t, ts)
+	if code, body := ts.post(t, "/account", fields, cookie...); code != 403 || !strings.Contains(body, "passkey") || ts.orders.Load() != 1 {
+		t.Fatalf("a passkey, and the confirmed form without its proof: %d, %d orders", code, ts.orders.Load())
+	}
+	unconfirmed := url.Values{"_action": {"order"}, "note": {"gift"}}
+	if code, body := ts.post(t, "/account", unconfirmed, cookie...); code != 428 || !strings.Contains(body, "data-presence") || ts.orders.Load() != 1 {
+		t.Fatalf("the form before confirming shows a confirmation that asks the passkey: %d, %d orders\n%s", code, ts.orders.Load(), body)
+	}
+	ask := func(f url.Values) []byte {
+		q := url.Values{"_page": {"/account"}}
+		for key, v := range f {
+			q[key] = v
+		}
+		code, body := ts.post(t, Path, q, cookie...)
+		if code != 200 || !strings.Contains(body, "publicKey") {
+			t.Fatalf("the challenge: %d %s", code, body)
+		}
+		return []byte(body)
+	}
+	with := func(f url.Values, proof string) url.Values {
+		g := url.Values{}
+		for key, v := range f {
+			g[key] = v
+		}
+		g.Set(site.FormPresenceField, proof)
+		return g
+	}
+	for _, other := range []url.Values{
+		{"_action": {"order"}, "note": {"to the agent"}, "_confirm": {"true"}, "_basis": {"cart-1"}},
+		{"_action": {"order"}, "note": {"gift"}, "_confirm": {"true"}, "_basis": {"cart-2"}},
+	} {
+		if code, _ := ts.post(t, "/account", with(other, k.proof(t, ask(fields))), cookie...); code != 403 || ts.orders.Load() != 1 {
+			t.Fatalf("a proof of one form, posted with %v: %d, %d orders", other, code, ts.orders.Load())
+		}
+	}
+	proof := k.proof(t, ask(fields))
+	if code, body := ts.post(t, "/account", with(fields, proof), cookie...); code != 303 || ts.orders.Load() != 2 {
+		t.Fatalf("the form with its proof: %d %s, %d orders", code, body, ts.orders.Load())
+	}
+	if code, _ := ts.post(t, "/account", with(fields, proof), cookie...); code != 403 || ts.orders.Load() != 2 {
+		t.Fatalf("the proof again: %d, %d orders", code, ts.orders.Load())
+	}
+}
