@@ -25,10 +25,20 @@ import (
 //  3. standing grant: an agent's call the person approved in advance
 //     ([StandingApprovals]) runs;
 //  4. approval: an agent's call of an action with approval runs only on
-//     the person's approval of exactly this call ([Approvals]).
+//     the person's approval of exactly this call ([Approvals]);
+//  5. the extensions' gates ([Extender.Gate]), in their order, for a call
+//     the checks above let through.
 
 // consent is step 6 (see above). Nothing has run when it refuses.
 func (c *call) consent() *Error {
+	if e := c.coreConsent(); e != nil {
+		return e
+	}
+	return c.runGates()
+}
+
+// coreConsent is the core's own part of step 6, checks 1 to 4.
+func (c *call) coreConsent() *Error {
 	person := c.personPresent()
 	if c.needsPresence(person) {
 		if e := c.checkPresence(); e != nil {

@@ -63,6 +63,16 @@ func (v *View) PresenceScript() template.HTML {
 	return PresenceScriptTag
 }
 
+// Scripts returns the script tags the site's extensions add to every
+// page it renders ([Extender.Script]), for the page's head: a layout
+// puts {{.Scripts}} there, beside {{.PresenceScript}}.
+func (v *View) Scripts() template.HTML {
+	if v.page == nil {
+		return ""
+	}
+	return v.page.site.scripts
+}
+
 // NeedsPresence reports whether the form of the named action carries a
 // proof of presence on this page: a people-only action, or one with
 // approval, on a site with a [Presence]. A form written by hand marks

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"html/template"
 	"net/http"
 	"strings"
 	"sync"
@@ -44,12 +45,16 @@ type Site struct {
 
 	mounts  []mount // handlers of other transports, such as the MCP endpoint
 	mcpPath string  // where MountMCP mounted the MCP endpoint, for the index
+
+	gates   []Gate        // the extensions' checks at step 6, in their order
+	scripts template.HTML // the extensions' script tags, for every rendered page
 }
 
-// New returns an empty site. It applies the defaults of [Options] once,
-// and panics on an option that cannot work (an origin that is not one, an
-// invalid default limit), like the other registration errors.
-func New(opts Options) *Site {
+// New returns an empty site with its extensions plugged in (see
+// [Extension]), in their order. It applies the defaults of [Options]
+// once, and panics on an option that cannot work (an origin that is not
+// one, an invalid default limit), like the other registration errors.
+func New(opts Options, exts ...Extension) *Site {
 	s := &Site{opts: withDefaults(opts), check: http.NewServeMux()}
 	s.admission = newAdmission(s.opts)
 	if o, ok := s.opts.Idempotency.(idempotency.Optimistic); ok {
@@ -70,6 +75,9 @@ func New(opts Options) *Site {
 		panic(fmt.Sprintf("site: Options.IdempotencySecret: %d bytes; it takes at least 16 (32 random bytes is the default)", n))
 	}
 	s.own = &handler{site: s}
+	for _, ext := range exts {
+		ext.Extend(&Extender{s: s})
+	}
 	return s
 }
 

@@ -1,0 +1,114 @@
+package site
+
+import (
+	"errors"
+	"fmt"
+	"html/template"
+	"net/http"
+)
+
+// Extension is a feature that plugs into a site through its one seam,
+// given to [New]: it adds gates to step 6 (consent), doors beside the
+// site's pages, and scripts that every page the site renders loads. The
+// core knows an extension only through what it added here, never by
+// name, so that a payments check or another door needs no change to the
+// core.
+type Extension interface {
+	// Extend adds the extension's parts to the site being built. It
+	// runs once, inside New, in the order the extensions were given.
+	Extend(x *Extender)
+}
+
+// ExtensionFunc is a function that is an [Extension].
+type ExtensionFunc func(x *Extender)
+
+// Extend calls f(x).
+func (f ExtensionFunc) Extend(x *Extender) { f(x) }
+
+// Extender is what an [Extension] adds to a site while New builds it.
+type Extender struct {
+	s *Site
+}
+
+// Site returns the site being built, for an extension that registers
+// pages or reads the site's options.
+func (x *Extender) Site() *Site { return x.s }
+
+// Gate adds g to step 6 of every call on every door. Gates run in the
+// order they were added, after the core's own checks (presence,
+// confirmation, standing grant, approval) let the call through, so a gate
+// can only hold back a call the core would run, never let through one
+// the core holds back. A nil g panics.
+func (x *Extender) Gate(g Gate) {
+	if g == nil {
+		panic("site: Extender.Gate(nil)")
+	}
+	x.s.gates = append(x.s.gates, g)
+}
+
+// Door serves h at pattern beside the site's pages (a ServeMux pattern
+// without method or host), behind the site's middleware, as
+// [Site.Mount] does.
+func (x *Extender) Door(pattern string, h http.Handler) { x.s.Mount(pattern, h) }
+
+// Script adds a script tag that every page the site renders loads in its
+// head ({{.Scripts}} in a page's layout; [View.Scripts]), such as the
+// script of a door that lives in the person's browser. A tag that is no
+// <script> element panics.
+func (x *Extender) Script(tag template.HTML) {
+	if !scriptTag(string(tag)) {
+		panic(fmt.Sprintf("site: Extender.Script(%q): not a <script> element", tag))
+	}
+	x.s.scripts += tag
+}
+
+// scriptTag reports whether s is one whole <script ...></script> element.
+func scriptTag(s string) bool {
+	const open, end = "<script", "</script>"
+	return len(s) > len(open)+len(end) && s[:len(open)] == open && s[len(s)-len(end):] == end
+}
+
+// Gate is a check of an extension's at step 6, consent (see
+// [Extender.Gate]): nil lets the call run; an error stops it, and nothing
+// runs. An error made by this package's helpers ([Unavailable],
+// [NotFound], [RateLimited], [Invalid]) answers with its code, status and
+// message; any other error is internal, logged and never shown.
+type Gate func(r *Request, c GateCall) error
+
+// GateCall is the call a [Gate] decides on, as the core has it at step 6.
+type GateCall struct {
+	// Page is the page's path and Action the action's name.
+	Page, Action string
+	// Input is the call's input, validated and decoded into the action's
+	// input type.
+	Input any
+	// State is the page's state as the guard saw it.
+	State *State
+}
+
+// runGates runs the extensions' gates in their order, for a call the
+// core's consent lets through.
+func (c *call) runGates() *Error {
+	for _, g := range c.site.gates {
+		err := c.gate(g)
+		if err == nil {
+			continue
+		}
+		var e *Error
+		if errors.As(err, &e) {
+			return e
+		}
+		return c.site.failure(c.r.Context(), "a gate failed", err, "route", c.page.route, "action", c.act.meta.Name)
+	}
+	return nil
+}
+
+// gate runs one gate, turning a panic into an error.
+func (c *call) gate(g Gate) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("panic: %v", p)
+		}
+	}()
+	return g(c.r, GateCall{Page: c.r.URL.Path, Action: c.act.meta.Name, Input: c.in, State: c.before})
+}

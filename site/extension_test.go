@@ -1,0 +1,125 @@
+package site_test
+
+import (
+	"errors"
+	"html/template"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/affordances-go/affordances/protocol"
+	"github.com/affordances-go/affordances/site"
+)
+
+// An extension's gate holds back a call on every door (an agent's JSON
+// call, the person's own form post, another transport through Execute),
+// runs only for calls the core would run (a confirm action not yet
+// confirmed is asked first, without the gate), and a gate that fails
+// or panics is internal, its error never shown.
+func TestExtension_GateOnEveryDoor(t *testing.T) {
+	var asked []string
+	refuse := errors.New("refuse")
+	gate := site.ExtensionFunc(func(x *site.Extender) {
+		x.Gate(func(r *site.Request, c site.GateCall) error {
+			asked = append(asked, c.Action+" "+string(r.Actor()))
+			switch c.Action {
+			case "panics":
+				panic("a gate's bug")
+			case "fails":
+				return errors.New("secret: database password wrong")
+			}
+			return refuse
+		})
+		x.Gate(func(r *site.Request, c site.GateCall) error { return nil })
+	})
+	auth := site.AuthFunc(func(r *http.Request) (site.Caller, error) {
+		if _, ok := site.BearerToken(r); ok {
+			return site.Caller{ID: "tok", Mode: protocol.AuthBearer, SignedIn: true}, nil
+		}
+		if _, err := r.Cookie("s"); err == nil {
+			return site.Caller{ID: "sess", Mode: protocol.AuthCookie, SignedIn: true}, nil
+		}
+		return site.Caller{}, nil
+	})
+	s := site.New(site.Options{Auth: auth, Logger: slog.New(slog.DiscardHandler)}, site.ExtensionFunc(func(x *site.Extender) {
+		x.Gate(func(r *site.Request, c site.GateCall) error {
+			if c.Action == "order" {
+				return site.Unavailable("held back by the first gate")
+			}
+			return nil
+		})
+	}), gate)
+	p := s.Page("/p", site.PageOptions{})
+	ran := 0
+	for _, a := range []site.Action{
+		{Name: "order", Expose: protocol.ExposePublic},
+		{Name: "sure", Expose: protocol.ExposeConfirm},
+		{Name: "panics", Expose: protocol.ExposePublic},
+		{Name: "fails", Expose: protocol.ExposePublic},
+	} {
+		site.Handle(p, a, func(r *site.Request, in struct{}) (site.Done, error) { ran++; return site.Done{}, nil })
+	}
+	post := func(body, ctype string, h ...string) *httptest.ResponseRecorder {
+		r := httptest.NewRequest("POST", "/p", strings.NewReader(body))
+		r.Header.Set("Content-Type", ctype)
+		for i := 0; i+1 < len(h); i += 2 {
+			r.Header.Set(h[i], h[i+1])
+		}
+		w := httptest.NewRecorder()
+		s.ServeHTTP(w, r)
+		return w
+	}
+	if w := post(`{"action":"order"}`, protocol.MediaType); w.Code != 409 || !strings.Contains(w.Body.String(), "first gate") {
+		t.Errorf("the agent's call: %d %s", w.Code, w.Body)
+	}
+	form := url.Values{"_action": {"order"}}.Encode()
+	if w := post(form, "application/x-www-form-urlencoded", "Cookie", "s=1", "Origin", "http://example.com", "Sec-Fetch-Mode", "navigate"); w.Code != 409 {
+		t.Errorf("the person's form: %d %s", w.Code, w.Body)
+	}
+	_, err := s.Execute(httptest.NewRequest("POST", "/", nil), site.Call{Call: protocol.Call{Action: "order"}, Page: "/p"})
+	var e *site.Error
+	if !errors.As(err, &e) || e.Status() != http.StatusConflict {
+		t.Errorf("through Execute: %v", err)
+	}
+	bearer := []string{"Authorization", "Bearer t"}
+	if w := post(`{"action":"sure"}`, protocol.MediaType, bearer...); w.Code != 428 {
+		t.Errorf("a confirm action not confirmed: %d %s", w.Code, w.Body)
+	}
+	if len(asked) != 0 {
+		t.Errorf("the second gate ran after the first refused, or before the core's confirmation: %v", asked)
+	}
+	if w := post(`{"action":"sure","confirm":true}`, protocol.MediaType, bearer...); w.Code != 500 || strings.Contains(w.Body.String(), "refuse") {
+		t.Errorf("a gate's plain error: %d %s", w.Code, w.Body)
+	}
+	for _, name := range []string{"panics", "fails"} {
+		if w := post(`{"action":"`+name+`"}`, protocol.MediaType); w.Code != 500 || strings.Contains(w.Body.String(), "secret") || strings.Contains(w.Body.String(), "bug") {
+			t.Errorf("%s: %d %s", name, w.Code, w.Body)
+		}
+	}
+	if ran != 0 || strings.Join(asked, ",") != "sure token-agent,panics anonymous,fails anonymous" {
+		t.Errorf("ran %d; the gates were asked %v", ran, asked)
+	}
+}
+
+// An extension's script is on every page the site renders; a tag that is
+// not a script element is refused at start-up.
+func TestExtension_Script(t *testing.T) {
+	tag := template.HTML(`<script src="/_ext/pay.js" defer></script>`)
+	s := site.New(site.Options{}, site.ExtensionFunc(func(x *site.Extender) { x.Script(tag) }))
+	s.Page("/p", site.PageOptions{View: template.Must(template.New("p").Parse(`<head>{{.Scripts}}</head>`))})
+	r := httptest.NewRequest("GET", "/p", nil)
+	w := httptest.NewRecorder()
+	s.ServeHTTP(w, r)
+	if !strings.Contains(w.Body.String(), string(tag)) {
+		t.Errorf("the page: %s", w.Body)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("an img tag was taken for a script")
+		}
+	}()
+	site.New(site.Options{}, site.ExtensionFunc(func(x *site.Extender) { x.Script(`<img src=x onerror=alert(1)>`) }))
+}
