@@ -11,7 +11,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/affordances-go/affordances/internal/advertise"
 	"github.com/affordances-go/affordances/internal/negotiate"
 	"github.com/affordances-go/affordances/internal/peer"
 	"github.com/affordances-go/affordances/internal/webmcp"
@@ -175,8 +174,7 @@ func (h *handler) build() {
 	catchAll := true
 	for _, p := range s.pages {
 		ph := &pageHandler{page: p, next: h.next}
-		ph.agents = s.middleware(http.HandlerFunc(ph.serve), false)
-		ph.people = s.middleware(http.HandlerFunc(ph.serve), true)
+		ph.byAnswer = ph.handlers()
 		mux.Handle(p.pattern, ph)
 		if strings.Count(p.pattern, "/") == 1 && strings.HasSuffix(p.pattern, "...}") {
 			catchAll = false // "/{path...}" already matches every path
@@ -222,10 +220,9 @@ func (h *handler) unmatched(w http.ResponseWriter, r *http.Request) {
 // middleware (Options.Middleware), and for the person's HTML door through
 // Options.PersonMiddleware too.
 type pageHandler struct {
-	page   *Page
-	next   http.Handler
-	agents http.Handler // serve, behind Middleware
-	people http.Handler // serve, behind Middleware and PersonMiddleware
+	page     *Page
+	next     http.Handler
+	byAnswer [answerKinds]http.Handler // serve for each kind of answer, behind the middleware of its door
 }
 
 // app reports whether the page is the wrapped application's: it has a
@@ -235,93 +232,7 @@ type pageHandler struct {
 func (ph *pageHandler) app() bool { return ph.next != nil && ph.page.opts.View == nil }
 
 func (ph *pageHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	switch {
-	case ph.forApp(r):
-		ph.serve(w, r)
-	case ph.personDoor(r):
-		ph.people.ServeHTTP(w, r)
-	default:
-		ph.agents.ServeHTTP(w, r)
-	}
-}
-
-// forApp reports whether a request of the page is the wrapped
-// application's (its HTML page, its own forms, its API, other methods):
-// it reaches the application as it came, through the application's own
-// middleware, not the site's.
-func (ph *pageHandler) forApp(r *http.Request) bool {
-	p := ph.page
-	switch r.Method {
-	case http.MethodGet, http.MethodHead:
-		return ph.next != nil && p.opts.View == nil && !negotiate.Graph(r) && !negotiate.Markdown(r)
-	case http.MethodPost:
-		return !negotiate.Call(r) && ph.app() && (p.site.opts.NoFormDoor || !p.postsLibraryForm(r)) && !negotiate.Graph(r)
-	}
-	return ph.app() && !negotiate.Graph(r)
-}
-
-// personDoor reports whether a request is the person's HTML door: a page
-// the site renders, or a form posted to it.
-func (ph *pageHandler) personDoor(r *http.Request) bool {
-	switch r.Method {
-	case http.MethodGet, http.MethodHead:
-		return ph.page.opts.View != nil && !negotiate.Graph(r) && !negotiate.Markdown(r)
-	case http.MethodPost:
-		return !negotiate.Call(r) && isForm(r)
-	}
-	return false
-}
-
-// serve answers a request of the page.
-func (ph *pageHandler) serve(w http.ResponseWriter, r *http.Request) {
-	p := ph.page
-	switch r.Method {
-	case http.MethodGet, http.MethodHead:
-		if negotiate.Graph(r) {
-			p.site.serveGraph(w, r, p)
-			return
-		}
-		if negotiate.Markdown(r) {
-			p.site.serveMarkdown(w, r, p)
-			return
-		}
-		if p.opts.View != nil {
-			p.site.serveHTML(w, r, p)
-			return
-		}
-		if ph.next != nil {
-			addVaryAccept(w.Header())
-			aw := &advertise.Writer{ResponseWriter: w, More: p.site.moreLinks()}
-			ph.next.ServeHTTP(aw, r)
-			aw.Finish()
-			return
-		}
-		w.Header().Add("Vary", "Accept")
-		http.Error(w, "This page is served to agents only: ask for "+protocol.MediaType+".", http.StatusNotAcceptable)
-	case http.MethodPost:
-		switch {
-		case negotiate.Call(r):
-			p.site.serveAgentCall(w, r, p)
-		case ph.app() && (p.site.opts.NoFormDoor || !p.postsLibraryForm(r)) && !negotiate.Graph(r):
-			ph.next.ServeHTTP(w, r) // the application's own form, or its API
-		case isForm(r) && p.site.opts.NoFormDoor:
-			http.Error(w, "this site takes no HTML forms: agents call actions with "+protocol.MediaType, http.StatusUnsupportedMediaType)
-		case isForm(r):
-			p.site.serveFormCall(w, r, p)
-		case negotiate.Graph(r):
-			writeFailure(w, r, newError(protocol.CodeInvalidInput,
-				"a call must be sent with Content-Type: "+protocol.MediaType))
-		default:
-			http.Error(w, "unsupported Content-Type: post an HTML form or an Affordances call", http.StatusUnsupportedMediaType)
-		}
-	default:
-		if ph.app() && !negotiate.Graph(r) {
-			ph.next.ServeHTTP(w, r) // DELETE, PUT, PATCH…: the application's
-			return
-		}
-		w.Header().Set("Allow", "GET, HEAD, POST")
-		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
-	}
+	ph.byAnswer[ph.decide(r)].ServeHTTP(w, r)
 }
 
 // authenticate finds the caller of a request and returns the Request that
