@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"html/template"
 	"net/http"
+
+	"github.com/affordances-go/affordances/internal/jsfile"
+	"github.com/affordances-go/affordances/internal/negotiate"
 )
 
 // Extension is a feature that plugs into a site through its one seam,
@@ -17,6 +20,38 @@ type Extension interface {
 	// Extend adds the extension's parts to the site being built. It
 	// runs once, inside New, in the order the extensions were given.
 	Extend(x *Extender)
+}
+
+// Extend plugs more extensions in after [New], in their order, for an
+// extension whose package mounts itself on a site it is given (as
+// mcp.Mount does). Like Page, it panics after the site started serving.
+func (s *Site) Extend(exts ...Extension) {
+	if s.started.Load() {
+		panic("site: Extend after the site started serving")
+	}
+	for _, ext := range exts {
+		ext.Extend(&Extender{s: s})
+	}
+}
+
+// WriteError answers a request that an extension's handler could not
+// serve: an [*Error] of this package with its status and message (a
+// delta to an agent that asked for an Affordances document, plain text
+// otherwise); any other error 500, logged with the site's Logger, its
+// text never shown. It is the answer every extension's page and endpoint
+// gives, written once.
+func (s *Site) WriteError(w http.ResponseWriter, r *http.Request, err error) {
+	var e *Error
+	if !errors.As(err, &e) {
+		s.opts.Logger.ErrorContext(r.Context(), "affordances: an extension failed", "path", r.URL.Path, "err", err)
+		e = newInternalError()
+	}
+	if negotiate.Graph(r) || negotiate.Call(r) {
+		writeFailure(w, r, e)
+		return
+	}
+	e.setHeaders(w.Header())
+	http.Error(w, e.message, e.Status())
 }
 
 // ExtensionFunc is a function that is an [Extension].
@@ -50,6 +85,22 @@ func (x *Extender) Gate(g Gate) {
 // without method or host), behind the site's middleware, as
 // [Site.Mount] does.
 func (x *Extender) Door(pattern string, h http.Handler) { x.s.Mount(pattern, h) }
+
+// ServeScript serves js at path (GET and HEAD, cached by browsers for an
+// hour, never sniffed) and returns the tag that loads it with its
+// Subresource Integrity value, for the pages that need it (or for
+// [Extender.Script], to load it on every page).
+func (x *Extender) ServeScript(path string, js []byte) template.HTML {
+	x.Door(path, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			w.Header().Set("Allow", "GET, HEAD")
+			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+			return
+		}
+		jsfile.Serve(w, r, js)
+	}))
+	return jsfile.Tag(path, jsfile.Integrity(js))
+}
 
 // Script adds a script tag that every page the site renders loads in its
 // head ({{.Scripts}} in a page's layout; [View.Scripts]), such as the

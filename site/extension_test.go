@@ -123,3 +123,50 @@ func TestExtension_Script(t *testing.T) {
 	}()
 	site.New(site.Options{}, site.ExtensionFunc(func(x *site.Extender) { x.Script(`<img src=x onerror=alert(1)>`) }))
 }
+
+// ServeScript serves an extension's script with the headers of every
+// script of the library, and its tag carries the script's integrity;
+// WriteError answers a site error with its status, as a delta to an agent,
+// and anything else as a bare 500 that shows nothing of it.
+func TestExtension_ServeScriptAndWriteError(t *testing.T) {
+	js := []byte("console.log(1)\n")
+	var tag template.HTML
+	s := site.New(site.Options{Logger: slog.New(slog.DiscardHandler)}, site.ExtensionFunc(func(x *site.Extender) {
+		tag = x.ServeScript("/_ext/x.js", js)
+		x.Door("/_ext/fail", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Query().Get("kind") == "site" {
+				x.Site().WriteError(w, r, site.NotFound("no such thing"))
+				return
+			}
+			x.Site().WriteError(w, r, errors.New("secret detail"))
+		}))
+	}))
+	if want := `<script src="/_ext/x.js" integrity="sha384-`; !strings.HasPrefix(string(tag), want) {
+		t.Errorf("the tag: %s", tag)
+	}
+	get := func(method, path string, h ...string) *httptest.ResponseRecorder {
+		r := httptest.NewRequest(method, path, nil)
+		for i := 0; i+1 < len(h); i += 2 {
+			r.Header.Set(h[i], h[i+1])
+		}
+		w := httptest.NewRecorder()
+		s.ServeHTTP(w, r)
+		return w
+	}
+	if w := get("GET", "/_ext/x.js"); w.Code != 200 || w.Body.String() != string(js) || w.Header().Get("Content-Type") != "text/javascript; charset=utf-8" ||
+		w.Header().Get("X-Content-Type-Options") != "nosniff" {
+		t.Errorf("the script: %d %v %q", w.Code, w.Header(), w.Body)
+	}
+	if w := get("POST", "/_ext/x.js"); w.Code != 405 {
+		t.Errorf("a POST of the script: %d", w.Code)
+	}
+	if w := get("GET", "/_ext/fail?kind=site"); w.Code != 404 || !strings.Contains(w.Body.String(), "no such thing") {
+		t.Errorf("a site error: %d %s", w.Code, w.Body)
+	}
+	if w := get("GET", "/_ext/fail?kind=site", "Accept", protocol.MediaType); w.Code != 404 || !strings.Contains(w.Body.String(), `"code":"not_found"`) {
+		t.Errorf("a site error to an agent: %d %s", w.Code, w.Body)
+	}
+	if w := get("GET", "/_ext/fail"); w.Code != 500 || strings.Contains(w.Body.String(), "secret") {
+		t.Errorf("another error: %d %s", w.Code, w.Body)
+	}
+}

@@ -74,9 +74,7 @@ func New(opts Options, exts ...Extension) *Site {
 		panic(fmt.Sprintf("site: Options.IdempotencySecret: %d bytes; it takes at least 16 (32 random bytes is the default)", n))
 	}
 	s.own = &handler{site: s}
-	for _, ext := range exts {
-		ext.Extend(&Extender{s: s})
-	}
+	s.Extend(exts...)
 	return s
 }
 

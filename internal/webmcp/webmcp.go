@@ -6,14 +6,11 @@ package webmcp
 
 import (
 	"bytes"
-	"crypto/sha512"
 	_ "embed" // the WebMCP script
-	"encoding/base64"
 	"encoding/json"
-	"html/template"
 	"net/http"
-	"strconv"
 
+	"github.com/affordances-go/affordances/internal/jsfile"
 	"github.com/affordances-go/affordances/protocol"
 )
 
@@ -26,27 +23,15 @@ const Path = "/_affordances/webmcp.js"
 // Integrity is the script's Subresource Integrity value,
 // "sha384-" and the base64 of its SHA-384, for a page that writes the
 // script's tag itself and for a reviewer who checks what is served.
-var Integrity = func() string {
-	h := sha512.Sum384(script)
-	return "sha384-" + base64.StdEncoding.EncodeToString(h[:])
-}()
+var Integrity = jsfile.Integrity(script)
 
 // Tag is the script's tag, with its integrity, for the <head>
 // of a page the application renders itself (the site adds it to the pages
 // it renders). It is inert in a browser without WebMCP.
-var Tag = template.HTML(`<script src="` + Path + `" integrity="` + Integrity + `" defer></script>`)
+var Tag = jsfile.Tag(Path, Integrity)
 
 // Serve serves the script, cached by browsers for an hour.
-func Serve(w http.ResponseWriter, r *http.Request) {
-	h := w.Header()
-	h.Set("Content-Type", "text/javascript; charset=utf-8")
-	h.Set("Cache-Control", "public, max-age=3600")
-	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Content-Length", strconv.Itoa(len(script)))
-	if r.Method != http.MethodHead {
-		w.Write(script)
-	}
-}
+func Serve(w http.ResponseWriter, r *http.Request) { jsfile.Serve(w, r, script) }
 
 // Inject adds before a page's </head> the tools of the actions
 // the person can run now (a JSON data block, which the script registers

@@ -67,7 +67,7 @@ func Mount(s *site.Site, o *Options) {
 		opts.Logger = slog.Default()
 	}
 	a := &approvals{desk: Desk{Store: opts.Store, TTL: opts.TTL, Logger: opts.Logger}, path: opts.Path}
-	pages := &Page{Store: opts.Store, View: opts.View, Logger: opts.Logger,
+	pages := &Page{Store: opts.Store, View: opts.View, Logger: opts.Logger, Fail: s.WriteError,
 		Visitor: func(hr *http.Request) (Visitor, error) {
 			r, err := s.NewPageRequest(hr)
 			if err != nil {

@@ -30,10 +30,12 @@ type Page struct {
 	Store Store
 	// View renders the page from a [PageData].
 	View *template.Template
-	// Visitor finds who opened the page. An error with the methods
-	// Status() int and Message() string (such as a *site.Error) is
-	// answered with them; any other is internal.
+	// Visitor finds who opened the page. Its error is answered by Fail.
 	Visitor func(r *http.Request) (Visitor, error)
+	// Fail answers a request the page could not serve, such as with
+	// site.Site.WriteError (Mount's choice): a *site.Error with its
+	// status and message, anything else internal. Default: 500.
+	Fail func(w http.ResponseWriter, r *http.Request, err error)
 	// SignIn returns where a visitor who is not signed in signs in and
 	// comes back to the page at back.
 	SignIn func(back string) string
@@ -119,21 +121,22 @@ type PageData struct {
 // shows a page's header from them, as it does for every page.
 func (d PageData) Entities() map[string]any { return d.entities }
 
+// fail answers err with Fail, or 500 without it.
+func (p *Page) fail(w http.ResponseWriter, r *http.Request, err error) {
+	if p.Fail != nil {
+		p.Fail(w, r, err)
+		return
+	}
+	http.Error(w, "Internal Server Error", http.StatusInternalServerError)
+}
+
 // ServeHTTP implements http.Handler.
 func (p *Page) ServeHTTP(w http.ResponseWriter, hr *http.Request) {
 	w.Header().Set("Cache-Control", "private, no-store")
 	w.Header().Add("Vary", "Accept")
 	v, err := p.Visitor(hr)
 	if err != nil {
-		var st interface {
-			Status() int
-			Message() string
-		}
-		if errors.As(err, &st) {
-			http.Error(w, st.Message(), st.Status())
-			return
-		}
-		http.Error(w, "Internal Server Error", http.StatusInternalServerError)
+		p.fail(w, hr, err)
 		return
 	}
 	if v.Request == nil {

@@ -28,7 +28,7 @@ func ExampleMount() {
 		Presence: passkeys,
 		Logger:   slog.New(slog.DiscardHandler),
 	})
-	presence.Mount(s, passkeys, nil)
+	presence.Mount(s, passkeys)
 
 	res := httptest.NewRecorder()
 	s.ServeHTTP(res, httptest.NewRequest("GET", "https://shop.example"+presence.ScriptPath, nil))

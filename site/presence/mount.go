@@ -1,17 +1,12 @@
 package presence
 
 import (
-	"crypto/sha512"
 	_ "embed" // the pages' script
-	"encoding/base64"
 	"encoding/json"
-	"errors"
-	"html/template"
-	"log/slog"
 	"net/http"
 	"net/url"
-	"strconv"
 
+	"github.com/affordances-go/affordances/internal/jsfile"
 	"github.com/affordances-go/affordances/site"
 )
 
@@ -32,36 +27,32 @@ const (
 )
 
 // ScriptIntegrity is the script's Subresource Integrity value.
-var ScriptIntegrity = func() string {
-	h := sha512.Sum384(script)
-	return "sha384-" + base64.StdEncoding.EncodeToString(h[:])
-}()
+var ScriptIntegrity = jsfile.Integrity(script)
 
 // ScriptTag is the script's tag, for the <head> of the pages with
 // people-only forms, the approval page and the sign-in page.
-var ScriptTag = template.HTML(`<script src="` + ScriptPath + `" integrity="` + ScriptIntegrity + `" defer></script>`)
+var ScriptTag = jsfile.Tag(ScriptPath, ScriptIntegrity)
 
 // Mount serves what the pages' script asks for on s: the challenge of a
 // people-only form (Path), the options of a new passkey (RegisterPath)
 // and of a sign-in (SignInPath), and the script (ScriptPath). Challenges
 // are given only to a request with the site's Origin; a new passkey's
-// options only to a signed-in person. Plug p into the site with
-// site.Options.Presence as well.
-func Mount(s *site.Site, p *Passkeys, logger *slog.Logger) {
-	if logger == nil {
-		logger = slog.Default()
-	}
-	m := &mounted{s: s, p: p, log: logger}
-	s.Mount(Path, http.HandlerFunc(m.challenge))
-	s.Mount(RegisterPath, http.HandlerFunc(m.register))
-	s.Mount(SignInPath, http.HandlerFunc(m.signIn))
-	s.Mount(ScriptPath, http.HandlerFunc(serveScript))
+// options only to a signed-in person. A failure is answered, and
+// logged, as the site answers every extension's (site.Site.WriteError).
+// Plug p into the site with site.Options.Presence as well.
+func Mount(s *site.Site, p *Passkeys) {
+	m := &mounted{s: s, p: p}
+	s.Extend(site.ExtensionFunc(func(x *site.Extender) {
+		x.Door(Path, http.HandlerFunc(m.challenge))
+		x.Door(RegisterPath, http.HandlerFunc(m.register))
+		x.Door(SignInPath, http.HandlerFunc(m.signIn))
+		x.ServeScript(ScriptPath, script)
+	}))
 }
 
 type mounted struct {
-	s   *site.Site
-	p   *Passkeys
-	log *slog.Logger
+	s *site.Site
+	p *Passkeys
 }
 
 // guard answers a request that may not ask: not a POST, or not from this
@@ -145,26 +136,5 @@ func (m *mounted) answer(w http.ResponseWriter, hr *http.Request, ask json.RawMe
 
 // fail answers an error: the site's own with its status, else 500, logged.
 func (m *mounted) fail(w http.ResponseWriter, hr *http.Request, err error) {
-	var st interface {
-		Status() int
-		Message() string
-	}
-	if errors.As(err, &st) {
-		http.Error(w, st.Message(), st.Status())
-		return
-	}
-	m.log.ErrorContext(hr.Context(), "affordances: presence", "path", hr.URL.Path, "err", err)
-	http.Error(w, "Internal Server Error", http.StatusInternalServerError)
-}
-
-// serveScript serves the pages' script, cached by browsers for an hour.
-func serveScript(w http.ResponseWriter, r *http.Request) {
-	h := w.Header()
-	h.Set("Content-Type", "text/javascript; charset=utf-8")
-	h.Set("Cache-Control", "public, max-age=3600")
-	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Content-Length", strconv.Itoa(len(script)))
-	if r.Method != http.MethodHead {
-		w.Write(script)
-	}
+	m.s.WriteError(w, hr, err)
 }

@@ -64,7 +64,7 @@ func newTestSite(t *testing.T) *testSite {
 	})
 	s := site.New(site.Options{Auth: auth, Presence: ts.p, Logger: slog.New(slog.DiscardHandler)})
 	approval.Mount(s, &approval.Options{Logger: slog.New(slog.DiscardHandler)})
-	Mount(s, ts.p, slog.New(slog.DiscardHandler))
+	Mount(s, ts.p)
 	p := s.Page("/account", site.PageOptions{Load: func(r *site.Request) (*site.State, error) { return &site.State{}, nil }})
 	site.Handle(p, site.Action{Name: "makeKey", Expose: protocol.ExposeSession, PeopleOnly: true},
 		func(r *site.Request, in keysInput) (site.Done, error) { ts.made.Add(1); return site.Done{}, nil })

@@ -185,7 +185,7 @@ func New(store *Store, opts Options) *App {
 				ParseFS(templateFS, "templates/layout.html", "templates/approval.html"))})
 	}
 	if a.passkeys != nil {
-		presence.Mount(a.site, a.passkeys, a.log)
+		presence.Mount(a.site, a.passkeys)
 	}
 	a.register()
 	// Agents in MCP hosts reach the same actions at /mcp.
