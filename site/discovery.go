@@ -3,6 +3,7 @@ package site
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net"
 	"net/http"
 	"strconv"
@@ -18,46 +19,58 @@ import (
 //   - /llms.txt, Markdown for language models: the site, its pages with
 //     their actions, and where agents go next;
 //   - /.well-known/ai-catalog.json, an Agentic Resource Discovery catalog
-//     whose entry is the MCP endpoint's server card;
-//   - /.well-known/mcp/server-card.json (also /.well-known/mcp.json), the
-//     MCP server card: the endpoint, its transport and credentials.
+//     with an entry for each door an extension lists with one;
+//   - the files of the doors themselves ([Listing.Files]).
 //
-// The catalog and the card are served when the site mounts an MCP
-// endpoint (package site/mcp). HTML pages with a graph link the catalog
-// (Link rel="ai-catalog"); [Site.RobotsLines] gives robots.txt its line.
+// The catalog is served when a door has an entry in it. HTML pages with
+// a graph link the catalog (Link rel="ai-catalog"); [Site.RobotsLines]
+// gives robots.txt its line.
 
-// The paths of the discovery files.
+// The paths of the site's own discovery files, and the catalog's media
+// type, as its specification names it.
 const (
-	LLMsTxtPath         = "/llms.txt"
-	AICatalogPath       = "/.well-known/ai-catalog.json"
-	ServerCardPath      = "/.well-known/mcp/server-card.json"
-	ServerCardAliasPath = "/.well-known/mcp.json"
-)
-
-// Media types of the discovery files, as their specifications name them.
-const (
-	AICatalogMediaType  = "application/ai-catalog+json"
-	ServerCardMediaType = "application/mcp-server-card+json"
-	serverCardSchema    = "https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json"
+	LLMsTxtPath        = "/llms.txt"
+	AICatalogPath      = "/.well-known/ai-catalog.json"
+	AICatalogMediaType = "application/ai-catalog+json"
 )
 
 // DiscoveryOptions shape the discovery files. The zero value serves all
 // of them, with words made from the index.
 type DiscoveryOptions struct {
 	// Description says in a sentence what the site is, for llms.txt, the
-	// catalog and the card. Default: made from the site's name.
+	// catalog and the doors' files. Default: made from the site's name.
 	Description string
 	// Queries are 2 to 5 questions a person might ask that this site
 	// answers ("buy a t-shirt in size M"), for the catalog's search
 	// indexes. Default: the descriptions of the site's first pages.
 	Queries []string
-	// Version is the version of the MCP server the card announces.
-	// Default: "1.0.0".
-	Version string
-	// NoLLMsTxt, NoAICatalog and NoServerCard turn a file off, such as
-	// when the application serves its own.
-	NoLLMsTxt, NoAICatalog, NoServerCard bool
+	// NoLLMsTxt and NoAICatalog turn a file off, such as when the
+	// application serves its own.
+	NoLLMsTxt, NoAICatalog bool
 }
+
+// Listing is what the site's discovery says of a door an extension adds
+// ([Extender.List]): its place in the site index, its line in llms.txt,
+// its entry in the AI catalog and the files it is described by. Each is
+// made for an anonymous caller, so that every cache may keep it.
+type Listing struct {
+	// Index sets the door's place in the site index, such as its MCP
+	// endpoint; nil for none.
+	Index func(idx *protocol.SiteIndex)
+	// LLMsTxt is the door's line under "For agents" in llms.txt, in
+	// Markdown, for the site's origin; "" for none.
+	LLMsTxt func(origin string) string
+	// Catalog completes the door's entry in the AI catalog: the site's
+	// name, description, capabilities (its actions) and queries are
+	// there; the door adds its identifier, type and url. nil for no entry.
+	Catalog func(hr *http.Request, entry map[string]any)
+	// Files are the door's own discovery files by path: each returns its
+	// body and media type, or a nil body for 404.
+	Files map[string]func(hr *http.Request) (body []byte, mediaType string)
+}
+
+// List adds l to the site's discovery (see [Listing]).
+func (x *Extender) List(l Listing) { x.s.listings = append(x.s.listings, l) }
 
 // discoveryCache is how long caches may keep a discovery file.
 const discoveryCache = "public, max-age=300"
@@ -67,8 +80,9 @@ func (s *Site) publicIndex(hr *http.Request) protocol.SiteIndex {
 	return s.Index(&Request{Request: hr})
 }
 
-// siteDescription is the site in a sentence.
-func (s *Site) siteDescription() string {
+// Description is the site in a sentence, for the discovery files
+// (DiscoveryOptions.Description, else one made from the site's name).
+func (s *Site) Description() string {
 	if d := s.opts.Discovery.Description; d != "" {
 		return d
 	}
@@ -88,7 +102,7 @@ func (s *Site) LLMsTxt(hr *http.Request) string {
 	if name == "" {
 		name = hr.Host
 	}
-	fmt.Fprintf(&b, "# %s\n\n> %s\n\n", EscapeMarkdown(name), EscapeMarkdown(s.siteDescription()))
+	fmt.Fprintf(&b, "# %s\n\n> %s\n\n", EscapeMarkdown(name), EscapeMarkdown(s.Description()))
 	b.WriteString("Each page below answers agents at its own URL: a JSON graph of what it shows and what can be done there " +
 		"(`Accept: " + protocol.MediaType + "`), or Markdown (`Accept: text/markdown`). An action is a POST of `{\"action\": name, \"input\": {...}}` to the page.\n\n## Pages\n\n")
 	for _, r := range idx.Routes {
@@ -112,11 +126,15 @@ func (s *Site) LLMsTxt(hr *http.Request) string {
 	}
 	b.WriteString("\n## For agents\n\n")
 	fmt.Fprintf(&b, "- [Site index](%s%s): every route and action, for planning without opening pages\n", origin, protocol.WellKnownPath)
-	if idx.MCP != "" {
-		fmt.Fprintf(&b, "- [MCP endpoint](%s%s): the same actions as MCP tools (streamable HTTP)\n", origin, idx.MCP)
-		if s.servesCatalog() {
-			fmt.Fprintf(&b, "- [AI catalog](%s%s)\n", origin, AICatalogPath)
+	for _, l := range s.listings {
+		if l.LLMsTxt != nil {
+			if line := l.LLMsTxt(origin); line != "" {
+				fmt.Fprintf(&b, "- %s\n", line)
+			}
 		}
+	}
+	if s.servesCatalog() {
+		fmt.Fprintf(&b, "- [AI catalog](%s%s)\n", origin, AICatalogPath)
 	}
 	if len(idx.Auth) > 0 {
 		modes := make([]string, len(idx.Auth))
@@ -128,52 +146,22 @@ func (s *Site) LLMsTxt(hr *http.Request) string {
 	return b.String()
 }
 
-// ServerCard is the MCP server card of a site that mounts an MCP
-// endpoint; nil without one.
-func (s *Site) ServerCard(hr *http.Request) map[string]any {
-	if s.mcpPath == "" {
-		return nil
-	}
-	version := s.opts.Discovery.Version
-	if version == "" {
-		version = "1.0.0"
-	}
-	remote := map[string]any{"type": "streamable-http", "url": s.Origin(hr) + s.mcpPath}
-	for _, m := range s.opts.AuthModes {
-		if m == protocol.AuthBearer {
-			remote["headers"] = []map[string]any{{"name": "Authorization", "description": "Bearer token of the person's account", "isRequired": false, "isSecret": true}}
-		}
-	}
-	card := map[string]any{
-		"$schema":     serverCardSchema,
-		"name":        reverseDNS(hr.Host) + "/mcp",
-		"version":     version,
-		"description": s.siteDescription(),
-		"remotes":     []any{remote},
-	}
-	if s.opts.Name != "" {
-		card["title"] = s.opts.Name
-	}
-	return card
-}
-
-// AICatalog is the Agentic Resource Discovery catalog: the MCP server
-// card as its entry, when the site has an MCP endpoint.
+// AICatalog is the Agentic Resource Discovery catalog: an entry for each
+// door listed with one ([Listing.Catalog]).
 func (s *Site) AICatalog(hr *http.Request) map[string]any {
-	host := hostOnly(hr.Host)
 	entries := []any{}
-	if s.servesCard() {
+	for _, l := range s.listings {
+		if l.Catalog == nil {
+			continue
+		}
 		idx := s.publicIndex(hr)
 		name := s.opts.Name
 		if name == "" {
-			name = host
+			name = hostOnly(hr.Host)
 		}
 		entry := map[string]any{
-			"identifier":  "urn:air:" + host + ":mcp:" + urnName(name),
 			"displayName": name,
-			"type":        ServerCardMediaType,
-			"url":         s.Origin(hr) + ServerCardPath,
-			"description": s.siteDescription(),
+			"description": s.Description(),
 		}
 		var caps []string
 		for _, r := range idx.Routes {
@@ -187,6 +175,7 @@ func (s *Site) AICatalog(hr *http.Request) map[string]any {
 		if q := s.queries(idx); len(q) >= 2 {
 			entry["representativeQueries"] = q
 		}
+		l.Catalog(hr, entry)
 		entries = append(entries, entry)
 	}
 	out := map[string]any{"specVersion": "1.0", "entries": entries}
@@ -211,25 +200,13 @@ func (s *Site) queries(idx protocol.SiteIndex) []string {
 	return out
 }
 
-// serveDiscovery serves one discovery file.
-func (s *Site) serveDiscovery(path string) http.HandlerFunc {
+// serveDiscovery serves one discovery file, made by file for each request.
+func serveDiscovery(file func(hr *http.Request) ([]byte, string)) http.HandlerFunc {
 	return func(w http.ResponseWriter, hr *http.Request) {
-		var body []byte
-		ctype := "application/json"
-		switch path {
-		case LLMsTxtPath:
-			body, ctype = []byte(s.LLMsTxt(hr)), "text/markdown; charset=utf-8"
-		case AICatalogPath:
-			body, _ = json.Marshal(s.AICatalog(hr))
-			ctype = AICatalogMediaType
-		default:
-			card := s.ServerCard(hr)
-			if card == nil {
-				http.NotFound(w, hr)
-				return
-			}
-			body, _ = json.Marshal(card)
-			ctype = ServerCardMediaType
+		body, ctype := file(hr)
+		if body == nil {
+			http.NotFound(w, hr)
+			return
 		}
 		h := w.Header()
 		h.Set("Content-Type", ctype)
@@ -242,23 +219,34 @@ func (s *Site) serveDiscovery(path string) http.HandlerFunc {
 	}
 }
 
-// servesCatalog and servesCard report whether the site serves the AI
-// catalog and the MCP server card: it has an MCP endpoint, and the file
-// is not turned off.
-func (s *Site) servesCatalog() bool { return s.mcpPath != "" && !s.opts.Discovery.NoAICatalog }
-func (s *Site) servesCard() bool    { return s.mcpPath != "" && !s.opts.Discovery.NoServerCard }
+// servesCatalog reports whether the site serves the AI catalog: a door
+// has an entry in it, and the file is not turned off.
+func (s *Site) servesCatalog() bool {
+	if s.opts.Discovery.NoAICatalog {
+		return false
+	}
+	for _, l := range s.listings {
+		if l.Catalog != nil {
+			return true
+		}
+	}
+	return false
+}
 
-// discoveryPaths are the files this site serves.
-func (s *Site) discoveryPaths() []string {
-	var out []string
+// discoveryFiles are the files this site serves, by path.
+func (s *Site) discoveryFiles() map[string]func(hr *http.Request) ([]byte, string) {
+	out := map[string]func(hr *http.Request) ([]byte, string){}
 	if !s.opts.Discovery.NoLLMsTxt {
-		out = append(out, LLMsTxtPath)
+		out[LLMsTxtPath] = func(hr *http.Request) ([]byte, string) { return []byte(s.LLMsTxt(hr)), "text/markdown; charset=utf-8" }
 	}
 	if s.servesCatalog() {
-		out = append(out, AICatalogPath)
+		out[AICatalogPath] = func(hr *http.Request) ([]byte, string) {
+			b, _ := json.Marshal(s.AICatalog(hr))
+			return b, AICatalogMediaType
+		}
 	}
-	if s.servesCard() {
-		out = append(out, ServerCardPath, ServerCardAliasPath)
+	for _, l := range s.listings {
+		maps.Copy(out, l.Files)
 	}
 	return out
 }
@@ -279,36 +267,4 @@ func hostOnly(host string) string {
 		return h
 	}
 	return host
-}
-
-// reverseDNS writes a host the way MCP names servers: example.com as
-// com.example.
-func reverseDNS(host string) string {
-	host = hostOnly(host)
-	if net.ParseIP(host) != nil {
-		return strings.ReplaceAll(host, ":", "-")
-	}
-	parts := strings.Split(host, ".")
-	for i, j := 0, len(parts)-1; i < j; i, j = i+1, j-1 {
-		parts[i], parts[j] = parts[j], parts[i]
-	}
-	return strings.Join(parts, ".")
-}
-
-// urnName is a name as a URN segment: letters, digits, dots, dashes and
-// underscores.
-func urnName(s string) string {
-	var b strings.Builder
-	for _, r := range strings.ToLower(s) {
-		switch {
-		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '.', r == '-', r == '_':
-			b.WriteRune(r)
-		case b.Len() > 0 && !strings.HasSuffix(b.String(), "-"):
-			b.WriteByte('-')
-		}
-	}
-	if out := strings.Trim(b.String(), "-"); out != "" {
-		return out
-	}
-	return "site"
 }

@@ -15,7 +15,6 @@ func (s *Site) Index(r *Request) protocol.SiteIndex {
 		Name:   s.opts.Name,
 		Routes: make([]protocol.IndexRoute, 0, len(s.pages)),
 		Auth:   s.opts.AuthModes,
-		MCP:    s.mcpPath,
 		// Every site takes idempotency keys (in memory by default).
 		Extensions: []string{protocol.ExtensionIdempotency, protocol.ExtensionMarkdown},
 	}
@@ -32,6 +31,11 @@ func (s *Site) Index(r *Request) protocol.SiteIndex {
 			scopes = s.scopes()
 		}
 		idx.Grants = &protocol.Grants{Page: s.opts.GrantsPage, Standing: s.opts.StandingActions, Scopes: scopes}
+	}
+	for _, l := range s.listings {
+		if l.Index != nil {
+			l.Index(&idx)
+		}
 	}
 	for _, p := range s.pages {
 		ir := protocol.IndexRoute{Route: p.route, Description: p.opts.Description,

@@ -195,7 +195,8 @@ type Options struct {
 	MaxQueued   int
 	QueueWait   time.Duration
 	// Discovery shapes the discovery files the site serves from its index
-	// (/llms.txt, the AI catalog, the MCP server card) and turns each off.
+	// (/llms.txt, the AI catalog, and its doors' files) and turns the
+	// site's own off.
 	Discovery DiscoveryOptions
 
 	// Observer is told about every call and graph read, with the time of

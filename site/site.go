@@ -42,8 +42,8 @@ type Site struct {
 
 	admission *admission // Options.MaxInFlight: calls past it are shed
 
-	mounts  []mount // handlers of other transports, such as the MCP endpoint
-	mcpPath string  // where MountMCP mounted the MCP endpoint, for the index
+	mounts   []mount   // handlers of the extensions' doors, and the application's mounts
+	listings []Listing // what the discovery says of the extensions' doors
 
 	gates   []Gate        // the extensions' checks at step 6, in their order
 	scripts template.HTML // the extensions' script tags, for every rendered page
@@ -92,8 +92,9 @@ type mount struct {
 	h       http.Handler
 }
 
-// Mount serves h at path beside the site's pages (an MCP endpoint mounts
-// with MountMCP, to be listed in the index). The path is a ServeMux pattern
+// Mount serves h at path beside the site's pages (an extension's door
+// adds itself with [Extender.Door], and lists itself with
+// [Extender.List]). The path is a ServeMux pattern
 // without method or host; it must not conflict with a page. Like Page, it
 // panics after the site started serving.
 func (s *Site) Mount(path string, h http.Handler) {
@@ -109,15 +110,6 @@ func (s *Site) Mount(path string, h http.Handler) {
 
 // Name returns the site's name, as its index gives it.
 func (s *Site) Name() string { return s.opts.Name }
-
-// MountMCP mounts h at path, as Mount does, and lists it in the site
-// index as the site's MCP endpoint: the one way the index names one, so
-// that it never lists an endpoint the site does not serve. Package
-// site/mcp's Mount calls it.
-func (s *Site) MountMCP(path string, h http.Handler) {
-	s.Mount(path, h)
-	s.mcpPath = path
-}
 
 // LimiterFaults returns how many calls the limiter failed to decide on
 // since the site started.
@@ -179,8 +171,8 @@ func (h *handler) build() {
 		}
 	}
 	mux.Handle(protocol.WellKnownPath, s.middleware(http.HandlerFunc(s.serveIndex), false))
-	for _, path := range s.discoveryPaths() {
-		mux.Handle("GET "+path, s.serveDiscovery(path))
+	for path, file := range s.discoveryFiles() {
+		mux.Handle("GET "+path, serveDiscovery(file))
 	}
 	if s.opts.WebMCP {
 		mux.HandleFunc("GET "+WebMCPScriptPath, webmcp.Serve)

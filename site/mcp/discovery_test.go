@@ -15,7 +15,7 @@ import (
 
 // discoverySite is a small shop with an MCP endpoint, bearer tokens and
 // a personal page.
-func discoverySite(o site.DiscoveryOptions) *site.Site {
+func discoverySite(o site.DiscoveryOptions, mo ...mcp.Options) *site.Site {
 	s := site.New(site.Options{Name: "Tee Shop", Discovery: o, AuthModes: []protocol.AuthMode{protocol.AuthCookie, protocol.AuthBearer},
 		Auth: site.AuthFunc(func(r *http.Request) (site.Caller, error) {
 			if tok, ok := site.BearerToken(r); ok && tok == "alice-token" {
@@ -30,7 +30,11 @@ func discoverySite(o site.DiscoveryOptions) *site.Site {
 	account := s.Page("/account", site.PageOptions{Description: "Alice's secret account page"})
 	site.Handle(account, site.Action{Name: "secretThing", Expose: protocol.ExposeSession, Visible: func(r *site.Request) bool { return r.Caller.SignedIn }},
 		func(r *site.Request, in struct{}) (site.Done, error) { return site.Done{}, nil })
-	mcp.Mount(s, "/mcp", nil)
+	var opts *mcp.Options
+	if len(mo) > 0 {
+		opts = &mo[0]
+	}
+	mcp.Mount(s, "/mcp", opts)
 	return s
 }
 
@@ -42,8 +46,8 @@ func TestDiscovery_FilesFromTheIndex(t *testing.T) {
 	files := []struct{ path, golden, ctype string }{
 		{site.LLMsTxtPath, "llms.txt", "text/markdown; charset=utf-8"},
 		{site.AICatalogPath, "ai-catalog.json", site.AICatalogMediaType},
-		{site.ServerCardPath, "mcp-server-card.json", site.ServerCardMediaType},
-		{site.ServerCardAliasPath, "mcp-server-card.json", site.ServerCardMediaType},
+		{mcp.ServerCardPath, "mcp-server-card.json", mcp.ServerCardMediaType},
+		{mcp.ServerCardAliasPath, "mcp-server-card.json", mcp.ServerCardMediaType},
 	}
 	for _, f := range files {
 		get := func(token string) *httptest.ResponseRecorder {
@@ -90,12 +94,12 @@ func TestDiscovery_LinksAndOptions(t *testing.T) {
 		t.Errorf("robots lines %q", got)
 	}
 
-	off := discoverySite(site.DiscoveryOptions{NoLLMsTxt: true, NoAICatalog: true, NoServerCard: true})
+	off := discoverySite(site.DiscoveryOptions{NoLLMsTxt: true, NoAICatalog: true}, mcp.Options{NoServerCard: true})
 	c = sitetest.New(t, off.Wrap(app))
 	if w := c.Get("/llms.txt"); w.Body.String() != "# the app's own" {
 		t.Errorf("NoLLMsTxt: the app's file was shadowed: %s", w.Body)
 	}
-	for _, p := range []string{site.AICatalogPath, site.ServerCardPath} {
+	for _, p := range []string{site.AICatalogPath, mcp.ServerCardPath} {
 		if w := c.Get(p); strings.Contains(w.Body.String(), "specVersion") || strings.Contains(w.Body.String(), "remotes") {
 			t.Errorf("%s when off: %d %s", p, w.Code, w.Body)
 		}

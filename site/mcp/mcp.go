@@ -77,12 +77,29 @@ type Options struct {
 	// through the same pipeline, errors, confirmation and approvals as
 	// the per-action tools.
 	Lean bool
+	// NoServerCard leaves the MCP server card out of the site's discovery
+	// files, and so the endpoint's entry out of the AI catalog, such as
+	// when the application serves its own.
+	NoServerCard bool
+	// CardVersion is the version of the server the card announces.
+	// Default: "1.0.0".
+	CardVersion string
 }
 
-// Mount serves the site's MCP endpoint at path and lists it in the site
-// index. Call it with the other registrations, before the site serves.
+// Mount serves the site's MCP endpoint at path and lists it in the
+// site's discovery: the site index, llms.txt, the AI catalog and the MCP
+// server card (see discovery.go). Call it with the other registrations,
+// before the site serves.
 func Mount(s *site.Site, path string, opts *Options) {
-	s.MountMCP(path, Handler(s, opts))
+	h := Handler(s, opts)
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	s.Extend(site.ExtensionFunc(func(x *site.Extender) {
+		x.Door(path, h)
+		x.List(listing(s, path, o))
+	}))
 }
 
 // Handler returns the site's MCP endpoint (Streamable HTTP), to serve
