@@ -147,7 +147,7 @@ type Echo struct {
 // that do no work at all.
 func echoCompare(ctx context.Context, smoke bool) ([]Row, error) {
 	s := site.New(site.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		DefaultLimit: ratelimit.PerMinute(1<<40, 1<<30)})
+		Limits: site.LimitOptions{Default: ratelimit.PerMinute(1<<40, 1<<30)}})
 	p := s.Page("/echo", site.PageOptions{Description: "Echo"})
 	site.Handle(p, site.Action{Name: "echo", Description: "Echo the text", Expose: protocol.ExposePublic, ReadOnly: true},
 		func(r *site.Request, in Echo) (site.Result[Echo], error) { return site.Result[Echo]{Output: in}, nil })

@@ -169,7 +169,7 @@ func registerSignIn(login *site.Page, signIn site.Handler[struct{}, site.NoOutpu
 
 func TestAddToCart(t *testing.T) {
 	clock := sitetest.NewClock()
-	s := site.New(site.Options{Auth: auth, Limiter: ratelimit.NewMemory(clock.Now), Logger: slog.New(slog.DiscardHandler)})
+	s := site.New(site.Options{Auth: auth, Limits: site.LimitOptions{Limiter: ratelimit.NewMemory(clock.Now)}, Logger: slog.New(slog.DiscardHandler)})
 	product := s.Page("/products/{slug}", site.PageOptions{
 		Load: func(r *site.Request) (*site.State, error) {
 			st := &site.State{}

@@ -10,8 +10,8 @@ import (
 
 // Admission: past what the site can serve, a call is refused at once,
 // before its body is read, rather than queued until every call is slow.
-// Options.MaxInFlight calls run at a time; up to Options.MaxQueued more
-// wait Options.QueueWait for a slot; the others answer 503 unavailable
+// Options.Limits.MaxInFlight calls run at a time; up to Options.Limits.MaxQueued more
+// wait Options.Limits.QueueWait for a slot; the others answer 503 unavailable
 // with Retry-After, which clients retry. Reads (graphs, pages, the index)
 // are not held: they are what a cache in front keeps serving.
 
@@ -28,10 +28,10 @@ type admission struct {
 const busyMessage = "The site is busy and did not run this call. Try again in a moment."
 
 func newAdmission(o Options) *admission {
-	if o.MaxInFlight <= 0 {
+	if o.Limits.MaxInFlight <= 0 {
 		return nil
 	}
-	return &admission{slots: make(chan struct{}, o.MaxInFlight), max: int64(o.MaxQueued), wait: o.QueueWait}
+	return &admission{slots: make(chan struct{}, o.Limits.MaxInFlight), max: int64(o.Limits.MaxQueued), wait: o.Limits.QueueWait}
 }
 
 // admit takes a slot for a call, waiting a short while in the queue when
@@ -70,7 +70,7 @@ func (a *admission) busy() *Error {
 }
 
 // Shed is how many calls the site refused because it was busy
-// (Options.MaxInFlight).
+// (Options.Limits.MaxInFlight).
 func (s *Site) Shed() int64 {
 	if s.admission == nil {
 		return 0

@@ -19,7 +19,7 @@ import (
 func TestAdmission_ShedsPastCapacityAndRecovers(t *testing.T) {
 	gate := make(chan struct{})
 	var ran atomic.Int64
-	s := site.New(site.Options{Logger: slog.New(slog.DiscardHandler), MaxInFlight: 2, MaxQueued: 1, QueueWait: 30 * time.Millisecond})
+	s := site.New(site.Options{Logger: slog.New(slog.DiscardHandler), Limits: site.LimitOptions{MaxInFlight: 2, MaxQueued: 1, QueueWait: 30 * time.Millisecond}})
 	p := s.Page("/work", site.PageOptions{Load: func(r *site.Request) (*site.State, error) { return &site.State{}, nil }})
 	site.Handle(p, site.Action{Name: "slow", Expose: protocol.ExposePublic}, func(r *site.Request, in struct{}) (site.Done, error) {
 		ran.Add(1)
@@ -79,7 +79,7 @@ func TestAdmission_ShedsPastCapacityAndRecovers(t *testing.T) {
 func TestAdmission_AShortQueue(t *testing.T) {
 	gate := make(chan struct{})
 	var ran atomic.Int64
-	s := site.New(site.Options{Logger: slog.New(slog.DiscardHandler), MaxInFlight: 1, MaxQueued: 1, QueueWait: 2 * time.Second})
+	s := site.New(site.Options{Logger: slog.New(slog.DiscardHandler), Limits: site.LimitOptions{MaxInFlight: 1, MaxQueued: 1, QueueWait: 2 * time.Second}})
 	p := s.Page("/work", site.PageOptions{})
 	site.Handle(p, site.Action{Name: "slow", Expose: protocol.ExposePublic}, func(r *site.Request, in struct{}) (site.Done, error) {
 		if ran.Add(1) == 1 {
@@ -115,7 +115,7 @@ func TestAdmission_AShortQueue(t *testing.T) {
 func TestAdmission_RefusedBeforeAuthentication(t *testing.T) {
 	gate := make(chan struct{})
 	var authenticated, ran atomic.Int64
-	s := site.New(site.Options{Logger: slog.New(slog.DiscardHandler), MaxInFlight: 1,
+	s := site.New(site.Options{Logger: slog.New(slog.DiscardHandler), Limits: site.LimitOptions{MaxInFlight: 1},
 		Auth: site.AuthFunc(func(r *http.Request) (site.Caller, error) {
 			authenticated.Add(1)
 			return site.Caller{}, nil

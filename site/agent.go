@@ -42,9 +42,9 @@ func (s *Site) decodeCall(w http.ResponseWriter, hr *http.Request, d *decoded) *
 	if e := s.checkLength(hr, "body"); e != nil {
 		return e
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, hr.Body, s.opts.MaxBodyBytes))
+	body, err := io.ReadAll(http.MaxBytesReader(w, hr.Body, s.opts.Limits.MaxBodyBytes))
 	if err != nil {
-		return bodyError(err, "body", s.opts.MaxBodyBytes)
+		return bodyError(err, "body", s.opts.Limits.MaxBodyBytes)
 	}
 	return d.parseCall(body)
 }
@@ -119,8 +119,8 @@ func (in jsonInput) identity() any                                        { retu
 // reading any of it, so that a client that sent Expect: 100-continue is
 // answered 413 without sending the body.
 func (s *Site) checkLength(hr *http.Request, what string) *Error {
-	if hr.ContentLength > s.opts.MaxBodyBytes {
-		return bodyError(&http.MaxBytesError{Limit: s.opts.MaxBodyBytes}, what, s.opts.MaxBodyBytes)
+	if hr.ContentLength > s.opts.Limits.MaxBodyBytes {
+		return bodyError(&http.MaxBytesError{Limit: s.opts.Limits.MaxBodyBytes}, what, s.opts.Limits.MaxBodyBytes)
 	}
 	return nil
 }

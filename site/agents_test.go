@@ -20,7 +20,7 @@ import (
 func TestAgents_VerifiedSignedAndRefused(t *testing.T) {
 	_, key, _ := ed25519.GenerateKey(nil)
 	verifier := &botauth.Verifier{Keys: []botauth.Key{{Name: "shopper-bot", Public: key.Public().(ed25519.PublicKey)}}}
-	s := site.New(site.Options{Agents: verifier, DefaultLimit: ratelimit.PerMinute(2, 2)})
+	s := site.New(site.Options{Agents: verifier, Limits: site.LimitOptions{Default: ratelimit.PerMinute(2, 2)}})
 	p := s.Page("/", site.PageOptions{Description: "home", Load: func(r *site.Request) (*site.State, error) {
 		return withEntities(&site.State{}, map[string]any{"agent": r.Caller.Agent}), nil
 	}})

@@ -2,9 +2,9 @@ package site
 
 import "github.com/affordances-go/affordances/protocol"
 
-// Approvals, an extension of v0, are package site/approval's: their data,
-// their stores and the page where the person decides, plugged in as the
-// site's [Approvals]. This file is their part of the pipeline (step 6).
+// Approvals, an extension of v0, are an extension's: their data, their
+// stores and the page where the person decides, plugged in as the site's
+// [Approvals]. This file is their part of the pipeline (step 6).
 
 // checkApproval is step 6 for an action with approval, called by an agent:
 // nothing runs unless the call brings, with confirm: true, an approval the
@@ -31,11 +31,11 @@ func (c *call) checkApproval(summary string) *Error {
 // approved this call, whose summary the person would read, in advance,
 // and marks the call so when they did.
 func (c *call) coveredInAdvance(summary string) bool {
-	if c.site.opts.Standing == nil {
+	if c.site.opts.Grants.Standing == nil {
 		return false
 	}
 	basis := c.basis()
-	if !c.site.opts.Standing.Covers(c.r, c.act.meta.Name, c.in, summary, basis) {
+	if !c.site.opts.Grants.Standing.Covers(c.r, c.act.meta.Name, c.in, summary, basis) {
 		return false
 	}
 	c.r.approved = &approvedCall{basis: basis, standing: true}
@@ -66,7 +66,7 @@ func (c *call) approvalFor(summary string) ApprovalCall {
 	a := ApprovalCall{Account: c.r.Caller.AccountID(), Credential: c.r.Caller.ID, Agent: c.r.Caller.Label,
 		Page: c.r.URL.Path, Action: c.act.meta.Name, Input: c.value, Summary: summary, Basis: c.basis(),
 		Fields: inputFields(c.act.input, c.value), SignedBy: c.r.Caller.Agent}
-	if sr, ok := c.site.opts.Standing.(StandingReasons); ok {
+	if sr, ok := c.site.opts.Grants.Standing.(StandingReasons); ok {
 		a.Why = sr.Beyond(c.r, c.act.meta.Name, c.in)
 	}
 	return a
@@ -107,7 +107,7 @@ func (c *call) asked(summary string, ask *ApprovalAsk) *Error {
 // noApprovals answers a call that needs the person's approval on a site
 // that has no [Approvals] to ask: nothing runs, and the log says why.
 func (c *call) noApprovals() *Error {
-	c.site.opts.Logger.ErrorContext(c.r.Context(), "affordances: the action needs the person's approval, and the site has no Approvals: mount them (package site/approval)",
+	c.site.opts.Logger.ErrorContext(c.r.Context(), "affordances: the action needs the person's approval, and the site has no Approvals: plug them in (docs/architecture.md)",
 		"route", c.page.route, "action", c.act.meta.Name)
 	return newInternalError()
 }

@@ -10,10 +10,10 @@ import (
 
 // Approvals is the extension that lets the person an agent acts for
 // approve, on the site itself, one exact call to an action with approval
-// ([Action.RequireApproval], [Options.RequireApproval]). Package
-// site/approval implements it, with its stores and the page where the
-// person decides, and plugs it in with approval.Mount; the pipeline asks
-// it at step 6 and never decides an approval itself.
+// ([Action.RequireApproval], [Options.RequireApproval]). An extension
+// implements it, with its stores and the page where the person decides,
+// and plugs it in with [Site.MountApprovals]; the pipeline asks it at
+// step 6 and never decides an approval itself.
 //
 // A site whose actions need approval and that has none answers their
 // agents' calls with an internal error, and logs why: such an action
@@ -80,8 +80,8 @@ var ErrApprovalNotFound = errors.New("site: no such approval")
 
 // MountApprovals plugs a in: step 6 asks it for the calls that need the
 // person's approval, and pages, its approval pages, are served at
-// pattern (such as "/approvals/{id}"). Package site/approval's Mount
-// calls it. Like Mount, it panics after the site started serving, and
+// pattern (such as "/approvals/{id}"), by the extension that implements
+// them. Like Mount, it panics after the site started serving, and
 // when approvals are already mounted.
 func (s *Site) MountApprovals(pattern string, a Approvals, pages http.Handler) {
 	if s.approvals != nil {

@@ -75,7 +75,7 @@ func (c *call) approvalChanged() *Error {
 // StandingApprovals decides whether a call that needs the person's
 // approval runs on an approval they gave in advance: a grant of their
 // credential, such as "orders up to 50 EUR a day, to my saved address".
-// The site implements it (Options.Standing); the pipeline asks it where it
+// The site implements it (Options.Grants.Standing); the pipeline asks it where it
 // would otherwise ask the person.
 type StandingApprovals interface {
 	// Covers reports whether the caller's standing approval covers this

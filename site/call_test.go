@@ -240,7 +240,7 @@ func TestOriginRule_ForCookieCalls(t *testing.T) {
 }
 
 func TestOriginRule_ConfiguredOrigins(t *testing.T) {
-	s := site.New(site.Options{Auth: testAuth, Origins: []string{"https://shop.example"}})
+	s := site.New(site.Options{Auth: testAuth, Security: site.SecurityOptions{Origins: []string{"https://shop.example"}}})
 	p := s.Page("/", site.PageOptions{})
 	site.Handle(p, site.Action{Name: "go", Expose: protocol.ExposePublic},
 		func(*site.Request, struct{}) (site.Done, error) {
@@ -512,7 +512,7 @@ func TestAudit_OneRecordPerCall(t *testing.T) {
 
 func TestLimiterFailure_AllowsByDefaultAndIsCounted(t *testing.T) {
 	for _, closed := range []bool{false, true} {
-		s := site.New(site.Options{Limiter: failingLimiter{}, LimiterFailClosed: closed})
+		s := site.New(site.Options{Limits: site.LimitOptions{Limiter: failingLimiter{}, FailClosed: closed}})
 		p := s.Page("/", site.PageOptions{})
 		site.Handle(p, site.Action{Name: "go", Expose: protocol.ExposePublic},
 			func(*site.Request, struct{}) (site.Done, error) {

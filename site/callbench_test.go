@@ -47,7 +47,7 @@ func BenchmarkCall(b *testing.B) {
 	// The audit record is part of the pipeline's cost: format it, then
 	// drop it.
 	audit := slog.New(slog.NewJSONHandler(io.Discard, nil))
-	s := site.New(site.Options{DefaultLimit: ratelimit.PerMinute(1<<30, 1<<30), AuditLogger: audit})
+	s := site.New(site.Options{Limits: site.LimitOptions{Default: ratelimit.PerMinute(1<<30, 1<<30)}, AuditLogger: audit})
 	p := s.Page("/p/{slug}", site.PageOptions{Load: func(r *site.Request) (*site.State, error) {
 		return withEntities(&site.State{}, map[string]any{"product": map[string]any{"slug": r.PathValue("slug")}, "cart": snapshot()}), nil
 	}})

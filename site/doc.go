@@ -119,58 +119,19 @@
 // validate the input, evaluate the guard, ask for confirmation, run. Each
 // failure answers with the protocol's error code and status; see [Error].
 // What a call may do depends on who calls ([Caller]), never on the door:
-// an agent's POST, an HTML form, the MCP endpoint (package site/mcp,
-// through [Site.Execute] and [Site.ReadGraph]) and the inspector (package
-// site/inspector, through the same two) all reach
-// the one decision. A door hands the pipeline two things: who calls,
-// found once from its request (the caller, the client's address behind
-// trusted proxies, and what the request says of its Origin, as data), and
-// the call it decoded; no step reads a header. Only a form posted in the
-// person's own cookie session, with the site's Origin, is the person
-// acting; any other caller of a confirm action is an agent, and the
-// person approves on the site.
+// an agent's POST, an HTML form, and the doors of other packages (through
+// [Site.Execute] and [Site.ReadGraph]) all reach the one decision. A door
+// hands the pipeline who calls, found once from its request, and the call
+// it decoded; no step reads a header. Only a form posted in the person's
+// own cookie session, as a navigation with the site's Origin, is the
+// person acting; any other caller of a confirm action is an agent.
 //
-// # The map of the package
-//
-// The protocol's core:
-//
-//	site.go, options.go    the Site, its Options and defaults, Mount and Wrap
-//	page.go, state.go      pages, their loaders, the State of one request
-//	entities.go            typed entities (Key) and per-entity loaders
-//	action.go, input.go    actions, typed handlers, input schemas
-//	call.go, steps.go      a call and the seven steps of the pipeline
-//	graph.go, delta.go     the graph of a page, the delta of a call
-//	index.go               /.well-known/affordances.json
-//	origin.go, request.go  the Origin rule, the Caller and Request
-//	cookies.go             calls through doors that keep no cookies
-//	errors.go, kinds.go    the protocol's errors; transport and caller kinds
-//	observe.go, audit.go   the Observer hook and the audit record
-//
-// Its doors, each turning a request into a call and an outcome into an
-// answer:
-//
-//	agent.go               the agent's POST of a call
-//	forms.go, formhtml.go  HTML forms and the confirmation page (confirm.html)
-//	html.go, render.go     the page's HTML, views, forms as functions
-//	markdown_answer.go     the page as Markdown, by Accept
-//	transport.go           Execute and ReadGraph, for doors of other
-//	                       packages (site/mcp, site/inspector)
-//	webmcp.go, wrap.go     WebMCP tools in the browser; a wrapped application
-//
-// Its extensions of v0:
-//
-//	approvals.go           what step 6 asks of approvals (site/approval
-//	                       implements it and plugs in with approval.Mount)
-//	approvalflow.go,       approvals and standing grants in the pipeline
-//	approved.go
-//	idempotency.go         Idempotency-Keys (their stores: site/idempotency)
-//
-// What is mechanics rather than policy lives in internal packages: which
-// door a request knocks at (negotiate), writing and reading form fields
-// (htmlform), Markdown text (mdtext, mdpage), bearer headers (bearer), the
-// Link header of a wrapped application (advertise), where a request comes
-// from (peer: its Origin, the client behind proxies), the WebMCP script
-// (webmcp), schemas and their validation (schema, validate).
+// Extensions (approvals, presence, other doors, an application's own
+// rules) plug in through one seam, [Extension]: gates at step 6, doors
+// with their listing in the discovery files, and scripts for every page.
+// docs/architecture.md maps the package: the core, its doors, the gates,
+// the order of a call with the file that holds each step, and how to add
+// a door or a gate.
 //
 // # HTML forms
 //

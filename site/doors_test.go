@@ -363,7 +363,7 @@ func TestConfirmPage_CarriesTheBasis(t *testing.T) {
 // read from the right past the proxies; from anyone else the header is
 // ignored.
 func TestClientAddr_TrustedProxies(t *testing.T) {
-	s := site.New(site.Options{TrustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}})
+	s := site.New(site.Options{Security: site.SecurityOptions{TrustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}}})
 	for _, c := range []struct {
 		remote, xff, want string
 	}{

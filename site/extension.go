@@ -23,8 +23,8 @@ type Extension interface {
 }
 
 // Extend plugs more extensions in after [New], in their order, for an
-// extension whose package mounts itself on a site it is given (as
-// mcp.Mount does). Like Page, it panics after the site started serving.
+// extension whose package mounts itself on a site it is given (as a
+// door's Mount function does). Like Page, it panics after the site started serving.
 func (s *Site) Extend(exts ...Extension) {
 	if s.started.Load() {
 		panic("site: Extend after the site started serving")

@@ -130,11 +130,10 @@ func buildFixture(t testing.TB, faults bool) *fixture {
 		teeStock: 3, stock: 2, cart: map[string]int{}}
 	s := site.New(site.Options{
 		Name: "Fixture", Auth: testAuth,
-		AuthModes:    []protocol.AuthMode{protocol.AuthCookie, protocol.AuthBearer},
-		Logger:       slog.New(slog.NewTextHandler(f.logs, nil)),
-		AuditLogger:  slog.New(slog.NewJSONHandler(f.audit, nil)),
-		Limiter:      ratelimit.NewMemory(f.clock.Now),
-		DefaultLimit: ratelimit.PerMinute(1000, 1000),
+		AuthModes:   []protocol.AuthMode{protocol.AuthCookie, protocol.AuthBearer},
+		Logger:      slog.New(slog.NewTextHandler(f.logs, nil)),
+		AuditLogger: slog.New(slog.NewJSONHandler(f.audit, nil)),
+		Limits:      site.LimitOptions{Limiter: ratelimit.NewMemory(f.clock.Now), Default: ratelimit.PerMinute(1000, 1000)},
 	})
 	f.site = s
 	f.c = sitetest.New(t, s)

@@ -100,7 +100,7 @@ func IsLocalPath(s string) bool {
 // Idempotency-Key header.
 func (s *Site) decodeForm(w http.ResponseWriter, hr *http.Request, d *decoded) *Error {
 	d.idemKey = idempotencyKeyOf(hr)
-	limit := s.opts.MaxBodyBytes
+	limit := s.opts.Limits.MaxBodyBytes
 	if e := s.checkLength(hr, "form"); e != nil {
 		return e
 	}

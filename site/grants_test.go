@@ -38,11 +38,10 @@ func grantsSite(t *testing.T) (*sitetest.Client, *sitetest.Client, *int) {
 			}
 			return site.Caller{}, site.ErrBadToken
 		}),
-		GrantsPage: "/account", StandingActions: []string{"placeOrder"},
-		Standing: standing(func(r *site.Request, action string, in any) bool {
+		Grants: site.GrantOptions{Page: "/account", StandingActions: []string{"placeOrder"}, Standing: standing(func(r *site.Request, action string, in any) bool {
 			o, ok := in.(orderIn)
 			return ok && r.Caller.ID == "t1" && action == "placeOrder" && o.Total <= 50
-		}),
+		})},
 	})
 	approval.Mount(s, nil)
 	p := s.Page("/shop", site.PageOptions{Description: "a shop", Load: func(*site.Request) (*site.State, error) {

@@ -97,12 +97,12 @@ func (p *Page) describe(r *Request, st *State) []protocol.ActionDescriptor {
 // checkSize logs, once per route, a graph larger than the token ceiling.
 func (s *Site) checkSize(route string, n int) {
 	tokens := n / 4
-	if tokens <= s.opts.GraphTokenLimit {
+	if tokens <= s.opts.Limits.GraphTokens {
 		return
 	}
 	if _, seen := s.warned.LoadOrStore(route, struct{}{}); seen {
 		return
 	}
 	s.opts.Logger.Warn("affordances: graph is larger than the token ceiling; summarise large collections in entities",
-		"route", route, "bytes", n, "tokens", tokens, "limit", s.opts.GraphTokenLimit)
+		"route", route, "bytes", n, "tokens", tokens, "limit", s.opts.Limits.GraphTokens)
 }

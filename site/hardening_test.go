@@ -121,7 +121,7 @@ func TestVary_OnlyWhereTheSiteNegotiates(t *testing.T) {
 // burst, with the count, not once per request; every fault is counted.
 func TestLimiterFaults_AreLoggedOncePerBurst(t *testing.T) {
 	var logs bytes.Buffer
-	s := site.New(site.Options{Limiter: failingLimiter{}, Logger: slog.New(slog.NewTextHandler(&logs, nil)), AuditLogger: slog.New(slog.DiscardHandler)})
+	s := site.New(site.Options{Limits: site.LimitOptions{Limiter: failingLimiter{}}, Logger: slog.New(slog.NewTextHandler(&logs, nil)), AuditLogger: slog.New(slog.DiscardHandler)})
 	p := s.Page("/", site.PageOptions{})
 	site.Handle(p, site.Action{Name: "go", Expose: protocol.ExposePublic}, func(*site.Request, struct{}) (site.Done, error) { return site.Done{}, nil })
 	c := sitetest.New(t, s)

@@ -18,7 +18,7 @@ import (
 // action sets a session cookie as a store's sign-in does.
 func tlsProxySite(opts site.Options) *site.Site {
 	opts.Auth = testAuth
-	opts.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}
+	opts.Security.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}
 	opts.Logger = slog.New(slog.DiscardHandler)
 	s := site.New(opts)
 	p := s.Page("/login", site.PageOptions{View: shopView, Load: func(r *site.Request) (*site.State, error) { return &site.State{}, nil }})
@@ -49,7 +49,7 @@ func post(s http.Handler, remote, proto, origin string) *httptest.ResponseRecord
 // https Origin is the site's own, and HSTS is sent when asked for;
 // X-Forwarded-Proto from anyone else is not believed.
 func TestHTTPS_BehindATrustedProxy(t *testing.T) {
-	s := tlsProxySite(site.Options{HSTS: 365 * 24 * time.Hour})
+	s := tlsProxySite(site.Options{Security: site.SecurityOptions{HSTS: 365 * 24 * time.Hour}})
 	w := post(s, "127.0.0.1:5000", "https", "https://shop.example")
 	if w.Code != http.StatusSeeOther {
 		t.Fatalf("the form behind the TLS proxy: %d %s", w.Code, w.Body)
@@ -88,7 +88,7 @@ func TestHTTPS_BehindATrustedProxy(t *testing.T) {
 // A site whose configured origins are https sets Secure cookies whatever
 // the proxy says; HSTS stays off unless asked for.
 func TestHTTPS_ConfiguredOrigin(t *testing.T) {
-	s := tlsProxySite(site.Options{Origins: []string{"https://shop.example"}})
+	s := tlsProxySite(site.Options{Security: site.SecurityOptions{Origins: []string{"https://shop.example"}}})
 	w := post(s, "127.0.0.1:5000", "", "https://shop.example")
 	if w.Code != http.StatusSeeOther {
 		t.Fatalf("%d %s", w.Code, w.Body)

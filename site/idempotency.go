@@ -13,8 +13,8 @@ import (
 )
 
 // Idempotency keys are an extension of v0: a call may carry an
-// Idempotency-Key header (an MCP tool call, the same key in its _meta, see
-// package site/mcp), and then runs at most once per caller and key. A
+// Idempotency-Key header (a door without headers carries it in its own
+// way), and then runs at most once per caller and key. A
 // repeat of the same call (the same page, action, input, confirm and
 // approval) gets the first call's delta again, marked with the
 // Idempotent-Replayed: true header; a repeat with another call, or while
@@ -23,7 +23,7 @@ import (
 //
 // The key is claimed after the rate limit (step 3) and before validation;
 // a call that fails releases it, so that it can be retried with the same
-// key; a call that succeeds stores its delta for Options.IdempotencyTTL.
+// key; a call that succeeds stores its delta for Options.Idempotency.TTL.
 // A store that claims on commit (idempotency.Optimistic) is not asked
 // before a call to a public or session action: the action writes the key,
 // and the site reads it only after a failure, to answer a repeat as
@@ -63,7 +63,7 @@ func (c *call) idempotency() *Error {
 		return newError(protocol.CodeInvalidInput, "the Idempotency-Key must be 1 to 255 visible ASCII characters")
 	}
 	c.idem = &idempotency.Claim{Scope: c.callerKey(), Key: c.idemKey, Claim: newClaimID(), Fingerprint: c.fingerprint(),
-		Expires: time.Now().Add(c.site.opts.IdempotencyTTL)}
+		Expires: time.Now().Add(c.site.opts.Idempotency.TTL)}
 	if !c.site.keysAfter || c.act.meta.Expose == protocol.ExposeConfirm {
 		// A confirm action's call may write before its action (step 6
 		// asks the person for an approval, or uses one), so a repeat must
@@ -84,7 +84,7 @@ func (c *call) claimKey() *Error {
 	// Not cancelled with the request: a claim the store made must be known
 	// to this call, so that it is settled, even when the client is gone.
 	ctx := context.WithoutCancel(c.r.Context())
-	rec, claimed, err := c.site.opts.Idempotency.Claim(ctx, k.Scope, k.Key, k.Fingerprint, k.Claim, idempotencyLease, c.site.opts.IdempotencyTTL)
+	rec, claimed, err := c.site.opts.Idempotency.Store.Claim(ctx, k.Scope, k.Key, k.Fingerprint, k.Claim, idempotencyLease, c.site.opts.Idempotency.TTL)
 	if err != nil {
 		return c.site.failure(ctx, "claiming an idempotency key", err)
 	}
@@ -135,7 +135,7 @@ func (c *call) fingerprint() string {
 	if c.input != nil {
 		in = c.input.identity()
 	}
-	return idempotency.Fingerprint(c.site.opts.IdempotencySecret, c.r.URL.Path, c.name, in, c.confirm, c.approvalID)
+	return idempotency.Fingerprint(c.site.opts.Idempotency.Secret, c.r.URL.Path, c.name, in, c.confirm, c.approvalID)
 }
 
 // settleIdempotency stores the delta of a call that succeeded, or frees
@@ -156,7 +156,7 @@ func (c *call) settle(out *outcome, failed bool) error {
 	}
 	c.settled = true
 	ctx := context.WithoutCancel(c.r.Context())
-	store := c.site.opts.Idempotency
+	store := c.site.opts.Idempotency.Store
 	if failed {
 		if c.site.keysAfter {
 			return nil // an optimistic store wrote nothing for a call that failed

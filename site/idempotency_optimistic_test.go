@@ -76,7 +76,7 @@ func (s *onCommit) commit(ctx context.Context) error {
 // nothing is ever released, since nothing was written before the action.
 func TestIdempotency_OptimisticStore(t *testing.T) {
 	store := &onCommit{keys: map[[2]string]idempotency.Record{}}
-	s := site.New(site.Options{Auth: approvalAuth, Idempotency: store,
+	s := site.New(site.Options{Auth: approvalAuth, Idempotency: site.IdempotencyOptions{Store: store},
 		Logger: slog.New(slog.DiscardHandler), AuditLogger: slog.New(slog.DiscardHandler)})
 	p := s.Page("/p", site.PageOptions{View: shopView})
 	stock := 1

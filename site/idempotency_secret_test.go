@@ -38,7 +38,7 @@ type signInInput struct {
 }
 
 func signInSite(store idempotency.Store, secret []byte) *site.Site {
-	s := site.New(site.Options{Idempotency: store, IdempotencySecret: secret, Logger: slog.New(slog.DiscardHandler)})
+	s := site.New(site.Options{Idempotency: site.IdempotencyOptions{Store: store, Secret: secret}, Logger: slog.New(slog.DiscardHandler)})
 	p := s.Page("/login", site.PageOptions{Load: func(r *site.Request) (*site.State, error) { return &site.State{}, nil }})
 	site.Handle(p, site.Action{Name: "signIn", Expose: protocol.ExposePublic},
 		func(r *site.Request, in signInInput) (site.Done, error) { return site.Done{Message: "Signed in."}, nil })

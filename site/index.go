@@ -24,13 +24,13 @@ func (s *Site) Index(r *Request) protocol.SiteIndex {
 	if s.opts.WebMCP {
 		idx.Extensions = append(idx.Extensions, protocol.ExtensionWebMCP)
 	}
-	if s.opts.GrantsPage != "" {
+	if s.opts.Grants.Page != "" {
 		idx.Extensions = append(idx.Extensions, protocol.ExtensionGrants)
-		scopes := s.opts.GrantScopes
+		scopes := s.opts.Grants.Scopes
 		if scopes == nil {
 			scopes = s.scopes()
 		}
-		idx.Grants = &protocol.Grants{Page: s.opts.GrantsPage, Standing: s.opts.StandingActions, Scopes: scopes}
+		idx.Grants = &protocol.Grants{Page: s.opts.Grants.Page, Standing: s.opts.Grants.StandingActions, Scopes: scopes}
 	}
 	for _, l := range s.listings {
 		if l.Index != nil {

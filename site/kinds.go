@@ -13,7 +13,7 @@ const (
 	TransportAgent Transport = "agent"
 	// TransportForm is an HTML form posted to the page.
 	TransportForm Transport = "form"
-	// TransportMCP is the MCP endpoint (package site/mcp).
+	// TransportMCP is the MCP endpoint.
 	TransportMCP Transport = "mcp"
 	// TransportInspector is the development inspector.
 	TransportInspector Transport = "inspector"

@@ -11,12 +11,12 @@ import (
 // transport (an agent's POST, an HTML form, the MCP endpoint), so that an
 // operator can count, time and trace them. It is told what happened and
 // how long each step of the pipeline took; never who the caller is, nor
-// any input value. Package site/siteotel turns it into OpenTelemetry
+// any input value. An extension turns it into OpenTelemetry
 // spans and metrics; the site itself imports neither.
 //
 // Its methods run on the request's goroutine after the answer is decided,
 // with the request's context (which carries the incoming trace, when a
-// middleware such as siteotel.Handler extracted it). They must be safe
+// tracing middleware extracted it). They must be safe
 // for concurrent use and quick: the call waits for them.
 type Observer interface {
 	// ObserveCall is told about one call, once, when it ended.

@@ -22,19 +22,6 @@ type Options struct {
 	// Auth reports who made each request. When nil, no bearer token is
 	// accepted and any cookie makes a request cookie-authenticated.
 	Auth Authenticator
-	// GrantsPage, when set, is where a person grants a credential some
-	// actions only, and approves some calls in advance (Caller.Scopes,
-	// Standing): the site index lists the scopes (the actions' names) and
-	// this page (protocol.SiteIndex.Grants). StandingActions names the
-	// actions a person can approve in advance there; GrantScopes the
-	// actions a credential can be granted (default: every action's name).
-	GrantsPage      string
-	StandingActions []string
-	GrantScopes     []string
-	// Standing, when set, lets a call that needs the person's approval
-	// run on an approval they gave in advance, a grant of the caller's
-	// credential (see [StandingApprovals]).
-	Standing StandingApprovals
 	// Agents, when set, verifies the signatures agents put on their
 	// requests (Web Bot Auth; see package botauth): a verified agent is
 	// Caller.Agent, a wrong signature is refused with 401 and its reason,
@@ -65,46 +52,12 @@ type Options struct {
 	// to a caller whose door keeps no cookies. Default: it says to
 	// authenticate with a bearer token.
 	NoCookiesReason string
-	// GraphTokenLimit is the size, in tokens estimated as bytes/4, above
-	// which a route's graph is logged as too large, once per route.
-	// Default: 2000.
-	GraphTokenLimit int
 	// Logger receives warnings and errors. Default: slog.Default().
 	Logger *slog.Logger
 	// AuditLogger receives one record per call, by any transport.
 	// Default: Logger.
 	AuditLogger *slog.Logger
 
-	// Origins lists the origins ("https://shop.example") that cookie
-	// calls may come from. Default: the request's own scheme and host,
-	// the scheme being https when the connection is TLS. Behind a proxy
-	// that terminates TLS, list the public origin here.
-	Origins []string
-	// MaxBodyBytes limits the body of a call. Default: 1 MiB.
-	MaxBodyBytes int64
-	// Limiter counts calls per caller, route and action. Default: an
-	// in-memory GCRA limiter.
-	Limiter ratelimit.Limiter
-	// DefaultLimit applies to actions that set no Limit of their own.
-	// Default: 120 calls a minute with a burst of 30.
-	DefaultLimit ratelimit.Limit
-	// LimiterFailClosed denies calls (429, Retry-After: 1) when the
-	// limiter fails. By default such calls are allowed, the failure is
-	// logged and counted in [Site.LimiterFaults]: a broken limiter must
-	// not take the site down.
-	LimiterFailClosed bool
-	// ClientAddr returns the address that keys the rate limit of
-	// anonymous callers. Default: the host of r.RemoteAddr, or, when that
-	// is one of TrustedProxies, the rightmost address of X-Forwarded-For
-	// that is not.
-	ClientAddr func(r *http.Request) string
-	// TrustedProxies lists the networks of the reverse proxies in front
-	// of the site (such as 127.0.0.1/32 for nginx on the same host). Only
-	// a connection from one of them has its X-Forwarded-For read, from
-	// the right, skipping the proxies' own addresses: a client cannot
-	// choose its address by sending the header itself. Default: none, and
-	// the connection's address is the client's.
-	TrustedProxies []netip.Prefix
 	// Middleware, when set, is the application's middleware (sessions
 	// kept in the request's context, the user, a tenant, a request id),
 	// run for every request the site serves itself, on every door: pages,
@@ -135,10 +88,6 @@ type Options struct {
 	// one; actionForm and ActionForm write nothing. Agents' calls (JSON,
 	// MCP) are not affected. Default: the door is on.
 	NoFormDoor bool
-	// HSTS, when positive, sends Strict-Transport-Security with this
-	// max-age on every answer the site gives over HTTPS ([Site.Secure]),
-	// so that browsers never reach it over plain http again. Default: off.
-	HSTS time.Duration
 	// ConfirmView renders the page a person sees before a confirm action
 	// posted from a form runs, from a [ConfirmData]. Default: a plain
 	// built-in page.
@@ -146,31 +95,25 @@ type Options struct {
 
 	// RequireApproval makes every confirm action need the person's
 	// approval on the site, as Action.RequireApproval does for one
-	// action; the site's [Approvals] (package site/approval) ask for it.
+	// action; the site's [Approvals] ask for it.
 	RequireApproval bool
 
-	// Idempotency keeps the Idempotency-Key of calls (see
-	// [idempotency.Store]). Default: in memory, for one instance.
-	Idempotency idempotency.Store
-	// IdempotencyTTL is how long a key's outcome is kept and replayed.
-	// Default: 24 hours.
-	IdempotencyTTL time.Duration
-	// IdempotencySecret keys the fingerprints of keyed calls (HMAC-SHA-256,
-	// see [idempotency.Fingerprint]), so that a key store that leaks
-	// gives no way to test a guess of a call's input, a password among
-	// them. Keep it out of the database that holds the keys (a file, an
-	// environment variable, a secrets manager), at least 16 bytes, and the
-	// same on every instance that shares the store. Default: 32 random
-	// bytes per process, right for the in-memory store; with a shared
-	// store, a retry that reaches another instance, or this one after a
-	// restart, is then refused (409) as another call: never run twice,
-	// but not replayed either.
-	IdempotencySecret []byte
+	// Limits bound what callers can take of the site: a call's size, how
+	// often a caller calls, how many calls run at once.
+	Limits LimitOptions
+	// Security holds the site's origins, where client addresses come
+	// from behind a proxy, and HSTS.
+	Security SecurityOptions
+	// Grants are what a person grants their credentials: scopes, and
+	// standing approvals.
+	Grants GrantOptions
+	// Idempotency keeps the Idempotency-Keys of calls.
+	Idempotency IdempotencyOptions
 
 	// Presence, when set, asks a person who has a passkey to prove they
 	// are there (a user-verified assertion bound to exactly what runs)
 	// for people-only actions and on the approval page (see [Presence];
-	// package site/presence implements it). Default: none.
+	// an extension implements it with passkeys). Default: none.
 	Presence Presence
 	// Unreachable reports whether an error of the site's code (a loader,
 	// an action, the authenticator, the idempotency store) means its data
@@ -180,6 +123,83 @@ type Options struct {
 	// (lost, refused and timed-out connections, a database shutting
 	// down).
 	Unreachable func(error) bool
+	// Discovery shapes the discovery files the site serves from its index
+	// (/llms.txt, the AI catalog, and its doors' files) and turns the
+	// site's own off.
+	Discovery DiscoveryOptions
+
+	// Observer is told about every call and graph read, with the time of
+	// each pipeline step (see [Observer]; an extension reports
+	// them to OpenTelemetry). Default: none, and no clock is read for it.
+	Observer Observer
+}
+
+// withDefaults fills in every option left at its zero value.
+func withDefaults(o Options) Options {
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.Unreachable == nil {
+		o.Unreachable = Unreachable
+	}
+	if o.Limits.QueueWait <= 0 {
+		o.Limits.QueueWait = 100 * time.Millisecond
+	}
+	if o.AuditLogger == nil {
+		o.AuditLogger = o.Logger
+	}
+	if o.NotFound == nil {
+		o.NotFound = http.NotFoundHandler()
+	}
+	if o.SignInReason == "" {
+		o.SignInReason = "sign in first"
+	}
+	if o.NoCookiesReason == "" {
+		o.NoCookiesReason = "this action keeps its result in a browser cookie, which this connection cannot hold: authenticate with a bearer token instead"
+	}
+	if o.Limits.GraphTokens <= 0 {
+		o.Limits.GraphTokens = 2000
+	}
+	if o.Limits.MaxBodyBytes <= 0 {
+		o.Limits.MaxBodyBytes = 1 << 20
+	}
+	if o.Limits.Limiter == nil {
+		o.Limits.Limiter = ratelimit.NewMemory(nil)
+	}
+	if o.Limits.Default == (ratelimit.Limit{}) {
+		o.Limits.Default = ratelimit.PerMinute(120, 30)
+	}
+	if o.ConfirmView == nil {
+		o.ConfirmView = defaultConfirmView
+	}
+	if o.Idempotency.Store == nil {
+		o.Idempotency.Store = idempotency.NewMemory()
+	}
+	if o.Idempotency.TTL <= 0 {
+		o.Idempotency.TTL = 24 * time.Hour
+	}
+	if len(o.Idempotency.Secret) == 0 {
+		o.Idempotency.Secret = make([]byte, 32)
+		rand.Read(o.Idempotency.Secret) // crypto/rand.Read never fails (Go 1.24)
+	}
+	return o
+}
+
+// LimitOptions bound what callers can take of a site (Options.Limits).
+type LimitOptions struct {
+	// MaxBodyBytes limits the body of a call. Default: 1 MiB.
+	MaxBodyBytes int64
+	// Limiter counts calls per caller, route and action. Default: an
+	// in-memory GCRA limiter.
+	Limiter ratelimit.Limiter
+	// Default applies to actions that set no Limit of their own.
+	// Default: 120 calls a minute with a burst of 30.
+	Default ratelimit.Limit
+	// FailClosed denies calls (429, Retry-After: 1) when the
+	// limiter fails. By default such calls are allowed, the failure is
+	// logged and counted in [Site.LimiterFaults]: a broken limiter must
+	// not take the site down.
+	FailClosed bool
 	// MaxInFlight, when above zero, is how many calls the site runs at
 	// once, on every door (agents' POSTs, forms, MCP): past it, up to
 	// MaxQueued more wait QueueWait for a slot (default 100 ms), and the
@@ -194,64 +214,75 @@ type Options struct {
 	MaxInFlight int
 	MaxQueued   int
 	QueueWait   time.Duration
-	// Discovery shapes the discovery files the site serves from its index
-	// (/llms.txt, the AI catalog, and its doors' files) and turns the
-	// site's own off.
-	Discovery DiscoveryOptions
-
-	// Observer is told about every call and graph read, with the time of
-	// each pipeline step (see [Observer]; package site/siteotel reports
-	// them to OpenTelemetry). Default: none, and no clock is read for it.
-	Observer Observer
+	// GraphTokens is the size, in tokens estimated as bytes/4, above
+	// which a route's graph is logged as too large, once per route.
+	// Default: 2000.
+	GraphTokens int
 }
 
-// withDefaults fills in every option left at its zero value.
-func withDefaults(o Options) Options {
-	if o.Logger == nil {
-		o.Logger = slog.Default()
-	}
-	if o.Unreachable == nil {
-		o.Unreachable = Unreachable
-	}
-	if o.QueueWait <= 0 {
-		o.QueueWait = 100 * time.Millisecond
-	}
-	if o.AuditLogger == nil {
-		o.AuditLogger = o.Logger
-	}
-	if o.NotFound == nil {
-		o.NotFound = http.NotFoundHandler()
-	}
-	if o.SignInReason == "" {
-		o.SignInReason = "sign in first"
-	}
-	if o.NoCookiesReason == "" {
-		o.NoCookiesReason = "this action keeps its result in a browser cookie, which this connection cannot hold: authenticate with a bearer token instead"
-	}
-	if o.GraphTokenLimit <= 0 {
-		o.GraphTokenLimit = 2000
-	}
-	if o.MaxBodyBytes <= 0 {
-		o.MaxBodyBytes = 1 << 20
-	}
-	if o.Limiter == nil {
-		o.Limiter = ratelimit.NewMemory(nil)
-	}
-	if o.DefaultLimit == (ratelimit.Limit{}) {
-		o.DefaultLimit = ratelimit.PerMinute(120, 30)
-	}
-	if o.ConfirmView == nil {
-		o.ConfirmView = defaultConfirmView
-	}
-	if o.Idempotency == nil {
-		o.Idempotency = idempotency.NewMemory()
-	}
-	if o.IdempotencyTTL <= 0 {
-		o.IdempotencyTTL = 24 * time.Hour
-	}
-	if len(o.IdempotencySecret) == 0 {
-		o.IdempotencySecret = make([]byte, 32)
-		rand.Read(o.IdempotencySecret) // crypto/rand.Read never fails (Go 1.24)
-	}
-	return o
+// SecurityOptions are the site's origins, the client addresses behind a
+// proxy, and HSTS (Options.Security).
+type SecurityOptions struct {
+	// Origins lists the origins ("https://shop.example") that cookie
+	// calls may come from. Default: the request's own scheme and host,
+	// the scheme being https when the connection is TLS. Behind a proxy
+	// that terminates TLS, list the public origin here.
+	Origins []string
+	// ClientAddr returns the address that keys the rate limit of
+	// anonymous callers. Default: the host of r.RemoteAddr, or, when that
+	// is one of TrustedProxies, the rightmost address of X-Forwarded-For
+	// that is not.
+	ClientAddr func(r *http.Request) string
+	// TrustedProxies lists the networks of the reverse proxies in front
+	// of the site (such as 127.0.0.1/32 for nginx on the same host). Only
+	// a connection from one of them has its X-Forwarded-For read, from
+	// the right, skipping the proxies' own addresses: a client cannot
+	// choose its address by sending the header itself. Default: none, and
+	// the connection's address is the client's.
+	TrustedProxies []netip.Prefix
+	// HSTS, when positive, sends Strict-Transport-Security with this
+	// max-age on every answer the site gives over HTTPS ([Site.Secure]),
+	// so that browsers never reach it over plain http again. Default: off.
+	HSTS time.Duration
+}
+
+// GrantOptions describe what a person grants their credentials: the
+// actions a token may call, and calls approved in advance
+// (Options.Grants).
+type GrantOptions struct {
+	// Page, when set, is where a person grants a credential some
+	// actions only, and approves some calls in advance (Caller.Scopes,
+	// Standing): the site index lists the scopes (the actions' names) and
+	// this page (protocol.SiteIndex.Grants). StandingActions names the
+	// actions a person can approve in advance there; Scopes the
+	// actions a credential can be granted (default: every action's name).
+	Page            string
+	StandingActions []string
+	Scopes          []string
+	// Standing, when set, lets a call that needs the person's approval
+	// run on an approval they gave in advance, a grant of the caller's
+	// credential (see [StandingApprovals]).
+	Standing StandingApprovals
+}
+
+// IdempotencyOptions configure the Idempotency-Keys of calls
+// (Options.Idempotency.Store).
+type IdempotencyOptions struct {
+	// Store keeps the Idempotency-Key of calls (see
+	// [idempotency.Store]). Default: in memory, for one instance.
+	Store idempotency.Store
+	// TTL is how long a key's outcome is kept and replayed.
+	// Default: 24 hours.
+	TTL time.Duration
+	// Secret keys the fingerprints of keyed calls (HMAC-SHA-256,
+	// see [idempotency.Fingerprint]), so that a key store that leaks
+	// gives no way to test a guess of a call's input, a password among
+	// them. Keep it out of the database that holds the keys (a file, an
+	// environment variable, a secrets manager), at least 16 bytes, and the
+	// same on every instance that shares the store. Default: 32 random
+	// bytes per process, right for the in-memory store; with a shared
+	// store, a retry that reaches another instance, or this one after a
+	// restart, is then refused (409) as another call: never run twice,
+	// but not replayed either.
+	Secret []byte
 }

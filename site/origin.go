@@ -8,17 +8,17 @@ import (
 )
 
 // ClientAddr returns the client's address as the site sees it
-// (Options.ClientAddr, by default the host of the connection's address),
+// (Options.Security.ClientAddr, by default the host of the connection's address),
 // for a site's own limits, such as failed sign-ins per account and
 // address.
 func (s *Site) ClientAddr(r *http.Request) string { return s.clientAddr(r) }
 
 // clientAddr is the address that keys anonymous callers' rate limits.
 func (s *Site) clientAddr(r *http.Request) string {
-	if s.opts.ClientAddr != nil {
-		return s.opts.ClientAddr(r)
+	if s.opts.Security.ClientAddr != nil {
+		return s.opts.Security.ClientAddr(r)
 	}
-	return peer.ClientAddr(r, s.opts.TrustedProxies)
+	return peer.ClientAddr(r, s.opts.Security.TrustedProxies)
 }
 
 // from is where a call comes from, as its door read it from the request,
@@ -33,7 +33,7 @@ type from struct {
 
 // fromOf reads where a request comes from.
 func (s *Site) fromOf(r *http.Request) from {
-	return from{addr: s.clientAddr(r), origin: peer.OriginOf(r, peer.HTTPS(r, s.opts.TrustedProxies)), navigate: navigation(r)}
+	return from{addr: s.clientAddr(r), origin: peer.OriginOf(r, peer.HTTPS(r, s.opts.Security.TrustedProxies)), navigate: navigation(r)}
 }
 
 // checkOrigin is the Origin rule of every door that runs calls, for the
@@ -69,7 +69,7 @@ func (s *Site) CheckOrigin(hr *http.Request) error {
 	if e != nil {
 		return e
 	}
-	if e := s.checkOrigin(peer.OriginOf(hr, peer.HTTPS(hr, s.opts.TrustedProxies)), r.Caller); e != nil {
+	if e := s.checkOrigin(peer.OriginOf(hr, peer.HTTPS(hr, s.opts.Security.TrustedProxies)), r.Caller); e != nil {
 		return e
 	}
 	return nil

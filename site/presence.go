@@ -14,14 +14,14 @@ import (
 
 // Presence proves that the person is there, not an agent that drives
 // their browser: a user-verified passkey assertion (WebAuthn) whose
-// challenge binds exactly what will run. Package site/presence implements
-// it with passkeys; a site plugs it in with Options.Presence, and then:
+// challenge binds exactly what will run. An extension implements it with
+// passkeys; a site plugs it in with Options.Presence, and then:
 //
 //   - a people-only action ([Action.PeopleOnly]), and an action with
 //     approval that the person runs on their own form, runs for a person
 //     who has a passkey only with such a proof of that call, posted by
 //     the form's script in [FormPresenceField] (step 6, consent);
-//   - the approval page (package site/approval) takes an approval from
+//   - the approval page takes an approval from
 //     such a person only with a proof of that approval.
 //
 // A person without a passkey works as before. What presence cannot stop
@@ -42,7 +42,7 @@ type Presence interface {
 }
 
 // PresenceScriptPath is where the pages' script of presence is served
-// (package site/presence serves it): the approval page and the pages of
+// (the extension of presence serves it): the approval page and the pages of
 // people-only forms load it.
 const PresenceScriptPath = "/_affordances/presence.js"
 

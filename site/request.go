@@ -138,7 +138,7 @@ func BearerToken(r *http.Request) (token string, ok bool) { return bearer.Token(
 func MalformedBearer(r *http.Request) bool { return bearer.Malformed(r) }
 
 // AccountID is the account the caller's approvals are bound to: Account,
-// or ID when the authenticator reported no Account. Package site/approval
+// or ID when the authenticator reported no Account. The approvals
 // binds an approval page's visitor by the same rule.
 func (c Caller) AccountID() string {
 	if c.Account != "" {

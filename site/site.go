@@ -25,7 +25,7 @@ import (
 // the site, and registering after that panics.
 type Site struct {
 	opts    Options  // with every default applied, by New
-	origins []string // Options.Origins, normalised
+	origins []string // Options.Security.Origins, normalised
 
 	pages     []*Page
 	check     *http.ServeMux // checks patterns as they are registered, and finds a path's page (route)
@@ -40,7 +40,7 @@ type Site struct {
 
 	httpsOrigins bool // every configured origin is https (see Secure)
 
-	admission *admission // Options.MaxInFlight: calls past it are shed
+	admission *admission // Options.Limits.MaxInFlight: calls past it are shed
 
 	mounts   []mount   // handlers of the extensions' doors, and the application's mounts
 	listings []Listing // what the discovery says of the extensions' doors
@@ -56,22 +56,22 @@ type Site struct {
 func New(opts Options, exts ...Extension) *Site {
 	s := &Site{opts: withDefaults(opts), check: http.NewServeMux()}
 	s.admission = newAdmission(s.opts)
-	if o, ok := s.opts.Idempotency.(idempotency.Optimistic); ok {
+	if o, ok := s.opts.Idempotency.Store.(idempotency.Optimistic); ok {
 		s.keysAfter = o.ClaimsOnCommit()
 	}
-	for _, o := range opts.Origins {
+	for _, o := range opts.Security.Origins {
 		n, ok := peer.NormalizeOrigin(o)
 		if !ok {
-			panic(fmt.Sprintf("site: Options.Origins: %q is not an origin such as https://shop.example", o))
+			panic(fmt.Sprintf("site: Options.Security.Origins: %q is not an origin such as https://shop.example", o))
 		}
 		s.origins = append(s.origins, n)
 	}
 	s.httpsOrigins = allHTTPS(s.origins)
-	if err := s.opts.DefaultLimit.Valid(); err != nil {
-		panic("site: Options.DefaultLimit: " + err.Error())
+	if err := s.opts.Limits.Default.Valid(); err != nil {
+		panic("site: Options.Limits.Default: " + err.Error())
 	}
-	if n := len(opts.IdempotencySecret); n > 0 && n < 16 {
-		panic(fmt.Sprintf("site: Options.IdempotencySecret: %d bytes; it takes at least 16 (32 random bytes is the default)", n))
+	if n := len(opts.Idempotency.Secret); n > 0 && n < 16 {
+		panic(fmt.Sprintf("site: Options.Idempotency.Secret: %d bytes; it takes at least 16 (32 random bytes is the default)", n))
 	}
 	s.own = &handler{site: s}
 	s.Extend(exts...)
@@ -178,7 +178,7 @@ func (h *handler) build() {
 		mux.HandleFunc("GET "+WebMCPScriptPath, webmcp.Serve)
 	}
 	if s.needsApprovals() && s.approvals == nil {
-		s.opts.Logger.Error("affordances: some actions need the person's approval, and the site has no Approvals: their agents' calls will fail until approvals are mounted (package site/approval)")
+		s.opts.Logger.Error("affordances: some actions need the person's approval, and the site has no Approvals: their agents' calls will fail until approvals are plugged in (docs/architecture.md)")
 	}
 	for _, m := range s.mounts {
 		mux.Handle(m.pattern, s.middleware(m.h, false))

@@ -64,20 +64,20 @@ func (c *call) rateLimit() *Error {
 // limit counts the call under one key.
 func (c *call) limit(who string) *Error {
 	s := c.site
-	l := s.opts.DefaultLimit
+	l := s.opts.Limits.Default
 	if c.act.meta.Limit != nil {
 		l = *c.act.meta.Limit
 	}
 	key := who + "\x00" + c.page.route + "\x00" + c.act.meta.Name
-	d, err := s.opts.Limiter.Allow(c.r.Context(), key, l)
+	d, err := s.opts.Limits.Limiter.Allow(c.r.Context(), key, l)
 	if err != nil {
 		s.limiterFaults.Add(1)
 		c.limiterFault = true
 		if n, ok := s.faultLog.due(time.Now()); ok {
 			s.opts.Logger.WarnContext(c.r.Context(), "affordances: rate limiter failed", "route", c.page.route,
-				"action", c.act.meta.Name, "fail_closed", s.opts.LimiterFailClosed, "faults_since_last_report", n, "err", err)
+				"action", c.act.meta.Name, "fail_closed", s.opts.Limits.FailClosed, "faults_since_last_report", n, "err", err)
 		}
-		if !s.opts.LimiterFailClosed {
+		if !s.opts.Limits.FailClosed {
 			return nil
 		}
 		d = ratelimit.Decision{RetryAfter: time.Second}

@@ -119,7 +119,7 @@ func newTxSite(t *testing.T, db *txStock) (*sitetest.Client, *[]string) {
 		}
 		return "no tx"
 	}
-	s := site.New(site.Options{Auth: approvalAuth, Idempotency: db,
+	s := site.New(site.Options{Auth: approvalAuth, Idempotency: site.IdempotencyOptions{Store: db},
 		Logger: slog.New(slog.NewTextHandler(&db.logs, nil)), AuditLogger: slog.New(slog.DiscardHandler)})
 	p := s.Page("/p", site.PageOptions{View: shopView, Transact: db.transact,
 		Entities: []site.EntityLoader{site.Entity(txStockKey, func(r *site.Request) (int, error) {

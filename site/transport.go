@@ -10,7 +10,7 @@ import (
 )
 
 // The exported functions of this file let another transport (the MCP
-// endpoint of package site/mcp) read pages and run calls through exactly
+// endpoint) read pages and run calls through exactly
 // the same steps as a GET or a POST of the page: the same authentication,
 // the same Origin rule, the same rate limit keys, the same validation,
 // guard, confirmation and delta, and one audit record per call.
@@ -199,7 +199,7 @@ func (s *Site) freeze() {
 	}
 }
 
-// MaxBodyBytes returns the limit on the body of a call (Options.MaxBodyBytes
+// MaxBodyBytes returns the limit on the body of a call (Options.Limits.MaxBodyBytes
 // with its default), for a door that reads bodies of its own, so that
 // every door refuses the same sizes.
-func (s *Site) MaxBodyBytes() int64 { return s.opts.MaxBodyBytes }
+func (s *Site) MaxBodyBytes() int64 { return s.opts.Limits.MaxBodyBytes }

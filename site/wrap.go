@@ -38,6 +38,6 @@ func (p *Page) postsLibraryForm(r *http.Request) bool {
 	if !isForm(r) {
 		return false
 	}
-	name := advertise.PeekFormAction(r, FormActionField, p.site.opts.MaxBodyBytes)
+	name := advertise.PeekFormAction(r, FormActionField, p.site.opts.Limits.MaxBodyBytes)
 	return name != "" && p.byName[name] != nil
 }

@@ -17,10 +17,10 @@ type add struct {
 // A call retried with the same Idempotency-Key runs once: the repeat is
 // answered with the first call's delta, marked as replayed; the same key
 // with another body is refused. The site keeps keys in memory unless
-// Options.Idempotency names a shared store.
+// Options.Idempotency.Store names a shared store.
 func Example() {
 	total := 0
-	s := site.New(site.Options{Idempotency: idempotency.NewMemory()})
+	s := site.New(site.Options{Idempotency: site.IdempotencyOptions{Store: idempotency.NewMemory()}})
 	p := s.Page("/counter", site.PageOptions{})
 	site.Handle(p, site.Action{Name: "add", Expose: protocol.ExposePublic},
 		func(r *site.Request, in add) (site.Done, error) {

@@ -2,7 +2,7 @@
 // an extension of v0: a call with a key runs at most once per caller and
 // key, and a repeat gets the first call's delta again. The site claims,
 // replays and settles keys in its pipeline (package site:
-// Options.Idempotency, site.IdempotencyOf); this package is the [Store]
+// Options.Idempotency.Store, site.IdempotencyOf); this package is the [Store]
 // it does so with, and [Memory], the store of one instance and of tests.
 package idempotency
 

@@ -12,7 +12,7 @@ import (
 // the approval. A repeat with another fingerprint is refused.
 //
 // It is the hex HMAC-SHA-256 of their JSON under secret
-// (site.Options.IdempotencySecret), never a plain hash: a store holds
+// (site.Options.Idempotency.Secret), never a plain hash: a store holds
 // the fingerprints of sign-ins and sign-ups, and a plain hash of their
 // input would test a guess of the password with one hash. Without the
 // secret, which lives outside the store, a leaked fingerprint tests

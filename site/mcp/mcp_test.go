@@ -61,9 +61,9 @@ func newTestShopOpts(t *testing.T, o mcp.Options) *testShop {
 	audit := &syncbuf.Buffer{}
 	ts.audit = audit
 	s := site.New(site.Options{Name: "MCP test shop",
-		Logger:       slog.New(slog.DiscardHandler),
-		AuditLogger:  slog.New(slog.NewJSONHandler(audit, nil)),
-		DefaultLimit: ratelimit.Limit{Rate: 1000, Per: time.Minute, Burst: 1000},
+		Logger:      slog.New(slog.DiscardHandler),
+		AuditLogger: slog.New(slog.NewJSONHandler(audit, nil)),
+		Limits:      site.LimitOptions{Default: ratelimit.Limit{Rate: 1000, Per: time.Minute, Burst: 1000}},
 		Auth: site.AuthFunc(func(r *http.Request) (site.Caller, error) {
 			if tok, ok := site.BearerToken(r); ok {
 				switch tok {

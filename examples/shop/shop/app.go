@@ -53,7 +53,7 @@ type Options struct {
 	// the request's own).
 	Origins []string
 	// TrustedProxies lists the reverse proxies whose X-Forwarded-For names
-	// the client (see site.Options.TrustedProxies). Default: none.
+	// the client (see site.Options.Security.TrustedProxies). Default: none.
 	TrustedProxies []netip.Prefix
 	// DefaultLimit overrides the site's default rate limit per caller and
 	// action (benchmarks raise it).
@@ -83,11 +83,11 @@ type Options struct {
 	// MCPLean lists three MCP tools (readPage, siteIndex, callAction)
 	// instead of one per action (mcp.Options.Lean).
 	MCPLean bool
-	// MaxInFlight bounds the calls run at once (site.Options.MaxInFlight):
+	// MaxInFlight bounds the calls run at once (site.Options.Limits.MaxInFlight):
 	// past it calls answer 503 at once.
 	MaxInFlight int
 	// MaxQueued is how many calls past MaxInFlight wait for a slot
-	// (site.Options.MaxQueued). Default 0: a queue absorbs bursts, but
+	// (site.Options.Limits.MaxQueued). Default 0: a queue absorbs bursts, but
 	// under a sustained overload it only makes every admitted call
 	// slower (examples/shop/overload measures both).
 	MaxQueued int
@@ -102,7 +102,7 @@ type Options struct {
 	PasskeyOrigins []string
 	// Secret keys what the shop must not keep in its database in a form a
 	// guess can test: the fingerprints of keyed calls (a sign-in's
-	// password among their input; site.Options.IdempotencySecret). At
+	// password among their input; site.Options.Idempotency.Secret). At
 	// least 16 bytes, the same on every instance of one database.
 	// Default: random per process (see the command's -secret-file).
 	Secret []byte
@@ -154,29 +154,23 @@ func New(store *Store, opts Options) *App {
 			Description: "Heavyweight Supply sells heavyweight cotton tees and sweatshirts; agents browse, fill the cart and order for a person.",
 			Queries:     []string{"buy a black heavyweight t-shirt in size M", "which sizes of the heavyweight tee are in stock", "track or cancel my last order"},
 		},
-		Auth:              site.AuthFunc(a.authenticate),
-		AuthModes:         []protocol.AuthMode{protocol.AuthCookie, protocol.AuthBearer},
-		Logger:            opts.Logger,
-		Origins:           opts.Origins,
-		TrustedProxies:    opts.TrustedProxies,
-		HSTS:              hsts(opts.Origins),
-		Idempotency:       opts.idempotency(store),
-		IdempotencySecret: opts.Secret,
-		DefaultLimit:      opts.DefaultLimit,
-		Limiter:           opts.Limiter,
-		MaxInFlight:       opts.MaxInFlight,
-		MaxQueued:         opts.MaxQueued,
-		LimiterFailClosed: opts.LimiterFailClosed,
-		NotFound:          http.HandlerFunc(a.notFound),
+		Auth:      site.AuthFunc(a.authenticate),
+		AuthModes: []protocol.AuthMode{protocol.AuthCookie, protocol.AuthBearer},
+		Logger:    opts.Logger,
+		Limits: site.LimitOptions{Default: opts.DefaultLimit, Limiter: opts.Limiter, FailClosed: opts.LimiterFailClosed,
+			MaxInFlight: opts.MaxInFlight, MaxQueued: opts.MaxQueued},
+		Security:    site.SecurityOptions{Origins: opts.Origins, TrustedProxies: opts.TrustedProxies, HSTS: hsts(opts.Origins)},
+		Idempotency: site.IdempotencyOptions{Store: opts.idempotency(store), Secret: opts.Secret},
+		// A person grants a token some actions, and orders in advance, on
+		// the account page (grants.go).
+		Grants: site.GrantOptions{Page: "/account", Scopes: grantActions, StandingActions: []string{"placeOrder"}, Standing: a},
+		NotFound: http.HandlerFunc(a.notFound),
 		ConfirmView: template.Must(template.New("confirm.html").Funcs(site.Funcs()).Funcs(funcs).
 			ParseFS(templateFS, "templates/layout.html", "templates/confirm.html")),
 		Observer: opts.Observer,
 		Agents:   opts.Agents,
 		// Agents in the person's browser see the actions as WebMCP tools.
 		WebMCP: true,
-		// A person grants a token some actions, and orders in advance, on
-		// the account page (grants.go).
-		GrantsPage: "/account", GrantScopes: grantActions, StandingActions: []string{"placeOrder"}, Standing: a,
 	})
 	if a.approvals {
 		// The person approves an agent's order on the site itself.

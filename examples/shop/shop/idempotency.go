@@ -198,13 +198,13 @@ func writeKey(ctx context.Context, tx *Tx, c idempotency.Claim, state idempotenc
 // batches of forgetBatch and at most forgetBatches of them, and returns
 // how many it deleted. The delta writer runs it at most once every
 // sweepEvery while keys are written, so the table holds about one
-// Options.IdempotencyTTL of keys; an operator may run it too.
+// Options.Idempotency.TTL of keys; an operator may run it too.
 //
 // On SQLite it reads the oldest rows by rowid (keys are written in time
 // order, and all live as long), so that it needs no index on expires_at,
 // which would cost every keyed call one more page at its commit; on
 // PostgreSQL, where an index costs a call little, it uses one. (After
-// Options.IdempotencyTTL is made shorter, SQLite's newer keys wait for
+// Options.Idempotency.TTL is made shorter, SQLite's newer keys wait for
 // the older ones to expire, at most the old TTL.)
 func (k *IdempotencyKeys) ForgetExpired(ctx context.Context) (int, error) {
 	q := `DELETE FROM idempotency_keys WHERE rowid IN (

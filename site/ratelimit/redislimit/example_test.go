@@ -20,6 +20,6 @@ func Example() {
 		log.Fatal(err)
 	}
 	limiter := redislimit.New(redis.NewClient(opts), nil)
-	s := site.New(site.Options{Limiter: limiter})
+	s := site.New(site.Options{Limits: site.LimitOptions{Limiter: limiter}})
 	_ = s // register pages, then serve s
 }
