@@ -163,7 +163,7 @@ func New(store *Store, opts Options) *App {
 		Idempotency: site.IdempotencyOptions{Store: opts.idempotency(store), Secret: opts.Secret},
 		// A person grants a token some actions, and orders in advance, on
 		// the account page (grants.go).
-		Grants: site.GrantOptions{Page: "/account", Scopes: grantActions, StandingActions: []string{"placeOrder"}, Standing: a},
+		Grants:   site.GrantOptions{Page: "/account", Scopes: grantActions, StandingActions: []string{"placeOrder"}, Standing: a},
 		NotFound: http.HandlerFunc(a.notFound),
 		ConfirmView: template.Must(template.New("confirm.html").Funcs(site.Funcs()).Funcs(funcs).
 			ParseFS(templateFS, "templates/layout.html", "templates/confirm.html")),
