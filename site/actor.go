@@ -98,3 +98,14 @@ func (c *call) peopleOnly() *Error {
 	}
 	return newError(protocol.CodeUnauthorized, PeopleOnlyReason(c.r.URL.Path)).withStatus(http.StatusForbidden)
 }
+
+// personPresent reports whether the call is the person's own act rather
+// than an agent's: an HTML form posted as a navigation in the person's own
+// signed-in cookie session with this site's Origin (which step 2 has
+// checked for every cookie call): [ActorPerson], signed in. Who calls
+// decides, never the body's format: a form posted with a bearer token is
+// an agent's call, under exactly the rules of an agent's JSON call, and
+// every other door (JSON, MCP, the inspector) is an agent's.
+func (c *call) personPresent() bool {
+	return c.r.Actor() == ActorPerson && c.r.Caller.SignedIn
+}

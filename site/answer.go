@@ -8,31 +8,51 @@ import (
 	"github.com/affordances-go/affordances/protocol"
 )
 
-// answer is the kind of answer a request of a page gets. It is decided
+// pageHandler serves one page: what is the application's goes to it as
+// it came, and what the site serves itself goes through the application's
+// middleware (Options.Middleware), and for the person's HTML door through
+// Options.PersonMiddleware too.
+type pageHandler struct {
+	page     *Page
+	next     http.Handler
+	byAnswer [answerKinds]http.Handler // serve for each kind of answer, behind the middleware of its door
+}
+
+// app reports whether the page is the wrapped application's: it has a
+// graph, but the application renders it (no View). Such a page's URL is
+// the application's for everything that is not the site's own; a page
+// with its own View is the site's alone.
+func (ph *pageHandler) app() bool { return ph.next != nil && ph.page.opts.View == nil }
+
+func (ph *pageHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	ph.byAnswer[ph.decide(r)].ServeHTTP(w, r)
+}
+
+// pageAnswer is the kind of answer a request of a page gets. It is decided
 // once per request, by decide, from the request's method and headers and
 // the page; every later branch (which middleware it goes through, which
 // function serves it) reads that one value.
-type answer uint8
+type pageAnswer uint8
 
 const (
-	answerApp           answer = iota // the wrapped application's, as it came: its forms, its API, other methods
-	answerAppPage                     // the wrapped application's HTML page, announced with the graph's Link
-	answerGraph                       // the page's graph, to an agent
-	answerMarkdown                    // the page's Markdown
-	answerHTML                        // the page's own view, to the person
-	answerAgentsOnly                  // a browser's GET of a page without a view or an application: 406
-	answerCall                        // an Affordances call, POSTed with the media type
-	answerForm                        // an HTML form of the library, posted to the page
-	answerNoForms                     // an HTML form on a site whose form door is off: 415
-	answerCallMediaType               // a POST that asks for a graph but is no call: 400
-	answerUnsupported                 // a POST of another Content-Type: 415
-	answerMethod                      // another method on a page of the site's own: 405
-	answerKinds                       // how many kinds there are
+	answerApp           pageAnswer = iota // the wrapped application's, as it came: its forms, its API, other methods
+	answerAppPage                         // the wrapped application's HTML page, announced with the graph's Link
+	answerGraph                           // the page's graph, to an agent
+	answerMarkdown                        // the page's Markdown
+	answerHTML                            // the page's own view, to the person
+	answerAgentsOnly                      // a browser's GET of a page without a view or an application: 406
+	answerCall                            // an Affordances call, POSTed with the media type
+	answerForm                            // an HTML form of the library, posted to the page
+	answerNoForms                         // an HTML form on a site whose form door is off: 415
+	answerCallMediaType                   // a POST that asks for a graph but is no call: 400
+	answerUnsupported                     // a POST of another Content-Type: 415
+	answerMethod                          // another method on a page of the site's own: 405
+	answerKinds                           // how many kinds there are
 )
 
 // decide returns the kind of answer to r: the one place a page's request
 // is negotiated.
-func (ph *pageHandler) decide(r *http.Request) answer {
+func (ph *pageHandler) decide(r *http.Request) pageAnswer {
 	p := ph.page
 	switch r.Method {
 	case http.MethodGet, http.MethodHead:
@@ -74,12 +94,12 @@ func (ph *pageHandler) decide(r *http.Request) answer {
 // forApp reports whether an answer is the wrapped application's: the
 // request reaches it as it came, through the application's own
 // middleware, not the site's.
-func (a answer) forApp() bool { return a == answerApp || a == answerAppPage }
+func (a pageAnswer) forApp() bool { return a == answerApp || a == answerAppPage }
 
 // forPerson reports whether an answer is the person's HTML door: a page
 // the site renders, or a form posted to it. It goes through
 // Options.PersonMiddleware as well as Options.Middleware.
-func (a answer) forPerson() bool { return a == answerHTML || a == answerForm || a == answerNoForms }
+func (a pageAnswer) forPerson() bool { return a == answerHTML || a == answerForm || a == answerNoForms }
 
 // handlers builds, once, the handler of each kind of answer: the
 // function that serves it, behind the middleware its door goes through.
@@ -97,7 +117,7 @@ func (ph *pageHandler) handlers() [answerKinds]http.Handler {
 }
 
 // serve answers a request of the page as decided.
-func (ph *pageHandler) serve(w http.ResponseWriter, r *http.Request, a answer) {
+func (ph *pageHandler) serve(w http.ResponseWriter, r *http.Request, a pageAnswer) {
 	p := ph.page
 	switch a {
 	case answerApp:

@@ -2,7 +2,7 @@ package site
 
 import (
 	"errors"
-	"net/http"
+	"fmt"
 
 	"github.com/affordances-go/affordances/protocol"
 )
@@ -70,17 +70,6 @@ func (c *call) coreConsent() *Error {
 	return e
 }
 
-// personPresent reports whether the call is the person's own act rather
-// than an agent's: an HTML form posted as a navigation in the person's own
-// signed-in cookie session with this site's Origin (which step 2 has
-// checked for every cookie call): [ActorPerson], signed in. Who calls
-// decides, never the body's format: a form posted with a bearer token is
-// an agent's call, under exactly the rules of an agent's JSON call, and
-// every other door (JSON, MCP, the inspector) is an agent's.
-func (c *call) personPresent() bool {
-	return c.r.Actor() == ActorPerson && c.r.Caller.SignedIn
-}
-
 // needsPresence reports whether this call asks the person for a proof of
 // presence (when they have a passkey): a people-only action, whoever
 // posts it (an agent was refused it at step 2), and an action with
@@ -94,53 +83,29 @@ func (c *call) needsPresence(person bool) bool {
 	return c.act.meta.PeopleOnly || (person && c.act.summary.Approval && c.confirm)
 }
 
-// presenceNeeded reports whether a's form, on the person's own page,
-// carries a proof of presence on a site with a [Presence]: the forms of
-// people-only actions and of actions with approval.
-func (a *action) presenceNeeded() bool {
-	return a.meta.PeopleOnly || a.summary.Approval
-}
-
-// checkPresence asks the site's [Presence] whether the person must prove
-// they are there (they have a passkey) and, if so, verifies the call's
-// proof against exactly what will run. Without it the call stops,
-// forbidden, and nothing runs.
-func (c *call) checkPresence() *Error {
-	p := c.site.opts.Presence
-	need, err := p.Required(c.r)
-	if err != nil {
-		c.site.opts.Logger.ErrorContext(c.r.Context(), "affordances: checking presence", "route", c.page.route, "err", err)
-		return newInternalError()
-	}
-	if !need {
-		return nil
-	}
-	if c.presence == "" {
-		return newError(protocol.CodeUnauthorized, "confirm with your passkey: this needs you, not only your browser").withStatus(http.StatusForbidden)
-	}
-	if err := p.Verify(c.r, c.presenceBinding(), c.presence); err != nil {
-		var pe *PresenceError
-		if errors.As(err, &pe) {
-			return newError(protocol.CodeUnauthorized, "your passkey did not confirm this: "+pe.Reason).withStatus(http.StatusForbidden)
+// runGates runs the extensions' gates in their order, for a call the
+// core's consent lets through.
+func (c *call) runGates() *Error {
+	for _, g := range c.site.gates {
+		err := c.gate(g)
+		if err == nil {
+			continue
 		}
-		c.site.opts.Logger.ErrorContext(c.r.Context(), "affordances: verifying presence", "route", c.page.route, "err", err)
-		return newInternalError()
+		var e *Error
+		if errors.As(err, &e) {
+			return e
+		}
+		return c.site.failure(c.r.Context(), "a gate failed", err, "route", c.page.route, "action", c.act.meta.Name)
 	}
 	return nil
 }
 
-// presenceBinding is what this call's proof of presence must bind.
-func (c *call) presenceBinding() PresenceBinding {
-	var in any
-	if c.input != nil {
-		in = c.input.identity()
-	}
-	return c.site.formBinding(c.r, c.act.meta.Name, in, c.confirmedBasis)
-}
-
-// formBinding is what a proof of presence binds for a form of r's page:
-// the pipeline and FormPresence build it here, alike.
-func (s *Site) formBinding(r *Request, action string, input any, basis string) PresenceBinding {
-	return PresenceBinding{Origin: s.Origin(r.Request), Page: r.URL.Path, Action: action,
-		Input: canonicalInput(input), Basis: basis, Credential: r.Caller.ID}
+// gate runs one gate, turning a panic into an error.
+func (c *call) gate(g Gate) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("panic: %v", p)
+		}
+	}()
+	return g(c.r, GateCall{Page: c.r.URL.Path, Action: c.act.meta.Name, Input: c.in, State: c.before})
 }

@@ -136,30 +136,3 @@ type GateCall struct {
 	// State is the page's state as the guard saw it.
 	State *State
 }
-
-// runGates runs the extensions' gates in their order, for a call the
-// core's consent lets through.
-func (c *call) runGates() *Error {
-	for _, g := range c.site.gates {
-		err := c.gate(g)
-		if err == nil {
-			continue
-		}
-		var e *Error
-		if errors.As(err, &e) {
-			return e
-		}
-		return c.site.failure(c.r.Context(), "a gate failed", err, "route", c.page.route, "action", c.act.meta.Name)
-	}
-	return nil
-}
-
-// gate runs one gate, turning a panic into an error.
-func (c *call) gate(g Gate) (err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("panic: %v", p)
-		}
-	}()
-	return g(c.r, GateCall{Page: c.r.URL.Path, Action: c.act.meta.Name, Input: c.in, State: c.before})
-}

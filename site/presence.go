@@ -3,11 +3,13 @@ package site
 import (
 	"crypto/sha256"
 	"encoding/json"
-	"github.com/affordances-go/affordances/internal/htmlform"
+	"errors"
 	"html/template"
 	"net/http"
 	"net/url"
 	"time"
+
+	"github.com/affordances-go/affordances/internal/htmlform"
 
 	"github.com/affordances-go/affordances/protocol"
 )
@@ -155,4 +157,55 @@ func (s *Site) FormPresence(hr *http.Request, page string, fields url.Values) (*
 		return nil, PresenceBinding{}, newError(protocol.CodeNotFound, "this page has no such action")
 	}
 	return req, s.formBinding(req, a.meta.Name, d.input.identity(), d.confirmedBasis), nil
+}
+
+// presenceNeeded reports whether a's form, on the person's own page,
+// carries a proof of presence on a site with a [Presence]: the forms of
+// people-only actions and of actions with approval.
+func (a *action) presenceNeeded() bool {
+	return a.meta.PeopleOnly || a.summary.Approval
+}
+
+// checkPresence asks the site's [Presence] whether the person must prove
+// they are there (they have a passkey) and, if so, verifies the call's
+// proof against exactly what will run. Without it the call stops,
+// forbidden, and nothing runs.
+func (c *call) checkPresence() *Error {
+	p := c.site.opts.Presence
+	need, err := p.Required(c.r)
+	if err != nil {
+		c.site.opts.Logger.ErrorContext(c.r.Context(), "affordances: checking presence", "route", c.page.route, "err", err)
+		return newInternalError()
+	}
+	if !need {
+		return nil
+	}
+	if c.presence == "" {
+		return newError(protocol.CodeUnauthorized, "confirm with your passkey: this needs you, not only your browser").withStatus(http.StatusForbidden)
+	}
+	if err := p.Verify(c.r, c.presenceBinding(), c.presence); err != nil {
+		var pe *PresenceError
+		if errors.As(err, &pe) {
+			return newError(protocol.CodeUnauthorized, "your passkey did not confirm this: "+pe.Reason).withStatus(http.StatusForbidden)
+		}
+		c.site.opts.Logger.ErrorContext(c.r.Context(), "affordances: verifying presence", "route", c.page.route, "err", err)
+		return newInternalError()
+	}
+	return nil
+}
+
+// presenceBinding is what this call's proof of presence must bind.
+func (c *call) presenceBinding() PresenceBinding {
+	var in any
+	if c.input != nil {
+		in = c.input.identity()
+	}
+	return c.site.formBinding(c.r, c.act.meta.Name, in, c.confirmedBasis)
+}
+
+// formBinding is what a proof of presence binds for a form of r's page:
+// the pipeline and FormPresence build it here, alike.
+func (s *Site) formBinding(r *Request, action string, input any, basis string) PresenceBinding {
+	return PresenceBinding{Origin: s.Origin(r.Request), Page: r.URL.Path, Action: action,
+		Input: canonicalInput(input), Basis: basis, Credential: r.Caller.ID}
 }

@@ -205,26 +205,6 @@ func (h *handler) unmatched(w http.ResponseWriter, r *http.Request) {
 	h.site.opts.NotFound.ServeHTTP(w, r)
 }
 
-// pageHandler serves one page: what is the application's goes to it as
-// it came, and what the site serves itself goes through the application's
-// middleware (Options.Middleware), and for the person's HTML door through
-// Options.PersonMiddleware too.
-type pageHandler struct {
-	page     *Page
-	next     http.Handler
-	byAnswer [answerKinds]http.Handler // serve for each kind of answer, behind the middleware of its door
-}
-
-// app reports whether the page is the wrapped application's: it has a
-// graph, but the application renders it (no View). Such a page's URL is
-// the application's for everything that is not the site's own; a page
-// with its own View is the site's alone.
-func (ph *pageHandler) app() bool { return ph.next != nil && ph.page.opts.View == nil }
-
-func (ph *pageHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	ph.byAnswer[ph.decide(r)].ServeHTTP(w, r)
-}
-
 // authenticate finds the caller of a request and returns the Request that
 // loaders and actions see. A request that carries a bearer token is
 // authenticated by it alone: a rejected token is unauthorized (401), never
