@@ -2,7 +2,6 @@ package site
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -73,10 +72,6 @@ type ApprovalAsk struct {
 	// brought; "" when it brought none.
 	Why string
 }
-
-// ErrApprovalNotFound is returned by [Approvals.Status] and
-// [Site.ApprovalStatus] for an approval the caller cannot read.
-var ErrApprovalNotFound = errors.New("site: no such approval")
 
 // MountApprovals plugs a in: step 6 asks it for the calls that need the
 // person's approval, and pages, its approval pages, are served at

@@ -1,8 +1,6 @@
 package site
 
 import (
-	"errors"
-
 	"github.com/affordances-go/affordances/protocol"
 )
 
@@ -23,12 +21,6 @@ import (
 type ApprovalBasis interface {
 	Basis(r *Request, st *State) string
 }
-
-// ErrApprovalChanged is returned by [Request.CheckApproved] when the state
-// an action is about to act on is not the state the person approved. An
-// action returns it (or an error wrapping it) after rolling back: the
-// call answers confirm_required with a new summary, and nothing ran.
-var ErrApprovalChanged = errors.New("site: the state the person approved has changed")
 
 // approvedCall is what the person approved for the call that runs.
 type approvedCall struct {
@@ -96,13 +88,6 @@ type StandingApprovals interface {
 type StandingReasons interface {
 	Beyond(r *Request, action string, input any) string
 }
-
-// ErrOutsideGrant is returned by an action that runs on a standing
-// approval ([Request.Standing]) when it finds, where it writes, that the
-// call is beyond the grant (the day's limit reached by calls that ran at
-// the same time): nothing was written, and the person is asked on the
-// approval page.
-var ErrOutsideGrant = errors.New("site: the call is outside the caller's standing approval")
 
 // Standing reports whether the call runs on the person's standing
 // approval rather than on an approval they gave for this call: the action

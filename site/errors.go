@@ -216,3 +216,33 @@ func collectIssues(err error, out *[]protocol.Issue) {
 		}
 	}
 }
+
+// The errors a site's code returns, or is given, to say what the pipeline
+// answers with: errors.Is finds them through wrapping.
+var (
+	// ErrNotFound is returned by a page's loader when the page does not exist
+	// for this request, such as a product slug that names no product. Agents
+	// get a not_found delta and browsers the site's 404 page.
+	ErrNotFound = errors.New("site: page not found")
+
+	// ErrBadToken is returned by an [Authenticator] for a bearer token it
+	// rejects: unknown, expired or revoked.
+	ErrBadToken = errors.New("site: bearer token rejected")
+
+	// ErrApprovalChanged is returned by [Request.CheckApproved] when the state
+	// an action is about to act on is not the state the person approved. An
+	// action returns it (or an error wrapping it) after rolling back: the
+	// call answers confirm_required with a new summary, and nothing ran.
+	ErrApprovalChanged = errors.New("site: the state the person approved has changed")
+
+	// ErrOutsideGrant is returned by an action that runs on a standing
+	// approval ([Request.Standing]) when it finds, where it writes, that the
+	// call is beyond the grant (the day's limit reached by calls that ran at
+	// the same time): nothing was written, and the person is asked on the
+	// approval page.
+	ErrOutsideGrant = errors.New("site: the call is outside the caller's standing approval")
+
+	// ErrApprovalNotFound is returned by [Approvals.Status] and
+	// [Site.ApprovalStatus] for an approval the caller cannot read.
+	ErrApprovalNotFound = errors.New("site: no such approval")
+)

@@ -16,17 +16,16 @@ import (
 	"github.com/affordances-go/affordances/protocol"
 )
 
-// FlashCookie is the cookie that carries the outcome of a successful form
-// post to the page the browser is sent to next: the action's message,
-// which [View.Flash] shows once, and, when the person comes back to the
-// same page, the values they posted ([View.Form]), so that a choice such
-// as a colour and size stays chosen. It lives a minute and is only ever
-// shown as text.
-const FlashCookie = htmlform.FlashCookie
-
 // Form fields the site reads itself. Every other field is the action's
 // input.
 const (
+	// FlashCookie is the cookie that carries the outcome of a successful form
+	// post to the page the browser is sent to next: the action's message,
+	// which [View.Flash] shows once, and, when the person comes back to the
+	// same page, the values they posted ([View.Form]), so that a choice such
+	// as a colour and size stays chosen. It lives a minute and is only ever
+	// shown as text.
+	FlashCookie = htmlform.FlashCookie
 	// FormActionField names the action a form runs.
 	FormActionField = htmlform.ActionField
 	// FormConfirmField carries "true" when a person pressed the confirm

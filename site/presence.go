@@ -43,20 +43,17 @@ type Presence interface {
 	Verify(r *Request, b PresenceBinding, proof string) error
 }
 
-// PresenceScriptPath is where the pages' script of presence is served
-// (the extension of presence serves it): the approval page and the pages of
-// people-only forms load it.
-const PresenceScriptPath = "/_affordances/presence.js"
-
-// PresenceScriptTag is the tag that loads the script of presence, for a
-// page's head; [View.PresenceScript] writes it only where the site proves
-// presence.
-const PresenceScriptTag template.HTML = `<script src="` + PresenceScriptPath + `" defer></script>`
-
-// FormPresenceField is the form field that carries the proof of presence
-// (a [Presence]'s), which the library's script fills in before the form
-// is posted.
-const FormPresenceField = htmlform.PresenceField
+// The script of presence and its field: where the extension of presence
+// serves the script (the approval page and the pages of forms that ask
+// the person load it), the tag that loads it ([View.PresenceScript]
+// writes it only where the site proves presence), and the form field
+// that carries the proof, which the script fills in before the form is
+// posted.
+const (
+	PresenceScriptPath               = "/_affordances/presence.js"
+	PresenceScriptTag  template.HTML = `<script src="` + PresenceScriptPath + `" defer></script>`
+	FormPresenceField                = htmlform.PresenceField
+)
 
 // PresenceBinding is what a proof of presence binds: everything that
 // will run, as strong customer authentication binds a payment's amount

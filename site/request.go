@@ -1,7 +1,6 @@
 package site
 
 import (
-	"errors"
 	"net/http"
 	"net/url"
 	"strings"
@@ -98,15 +97,6 @@ type AuthFunc func(r *http.Request) (Caller, error)
 
 // Authenticate calls f(r).
 func (f AuthFunc) Authenticate(r *http.Request) (Caller, error) { return f(r) }
-
-// ErrBadToken is returned by an [Authenticator] for a bearer token it
-// rejects: unknown, expired or revoked.
-var ErrBadToken = errors.New("site: bearer token rejected")
-
-// ErrNotFound is returned by a page's loader when the page does not exist
-// for this request, such as a product slug that names no product. Agents
-// get a not_found delta and browsers the site's 404 page.
-var ErrNotFound = errors.New("site: page not found")
 
 // defaultAuth is used when a site has no Authenticator: it accepts no
 // bearer token, and treats any cookie as a cookie-authenticated request so

@@ -18,12 +18,13 @@ import (
 // WebMCPScriptPath is where a site with Options.WebMCP serves its script.
 const WebMCPScriptPath = webmcp.Path
 
-// WebMCPScriptIntegrity is the script's Subresource Integrity value,
-// "sha384-" and the base64 of its SHA-384, for a page that writes the
-// script's tag itself and for a reviewer who checks what is served.
-var WebMCPScriptIntegrity = webmcp.Integrity
-
-// WebMCPScriptTag is the script's tag, with its integrity, for the <head>
-// of a page the application renders itself (the site adds it to the pages
-// it renders). It is inert in a browser without WebMCP.
-var WebMCPScriptTag template.HTML = webmcp.Tag
+var (
+	// WebMCPScriptIntegrity is the script's Subresource Integrity value,
+	// "sha384-" and the base64 of its SHA-384, for a page that writes the
+	// script's tag itself and for a reviewer who checks what is served.
+	WebMCPScriptIntegrity = webmcp.Integrity
+	// WebMCPScriptTag is the script's tag, with its integrity, for the
+	// <head> of a page the application renders itself (the site adds it
+	// to the pages it renders). It is inert in a browser without WebMCP.
+	WebMCPScriptTag template.HTML = webmcp.Tag
+)
