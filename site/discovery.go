@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/affordances-go/affordances/internal/mdtext"
 	"github.com/affordances-go/affordances/protocol"
 )
 
@@ -102,7 +103,7 @@ func (s *Site) LLMsTxt(hr *http.Request) string {
 	if name == "" {
 		name = hr.Host
 	}
-	fmt.Fprintf(&b, "# %s\n\n> %s\n\n", EscapeMarkdown(name), EscapeMarkdown(s.Description()))
+	fmt.Fprintf(&b, "# %s\n\n> %s\n\n", mdtext.Escape(name), mdtext.Escape(s.Description()))
 	b.WriteString("Each page below answers agents at its own URL: a JSON graph of what it shows and what can be done there " +
 		"(`Accept: " + protocol.MediaType + "`), or Markdown (`Accept: text/markdown`). An action is a POST of `{\"action\": name, \"input\": {...}}` to the page.\n\n## Pages\n\n")
 	for _, r := range idx.Routes {
@@ -119,9 +120,9 @@ func (s *Site) LLMsTxt(hr *http.Request) string {
 			can = ": " + strings.Join(names, ", ")
 		}
 		if strings.Contains(r.Route, "[") {
-			fmt.Fprintf(&b, "- `%s`, %s%s\n", r.Route, EscapeMarkdown(desc), can)
+			fmt.Fprintf(&b, "- `%s`, %s%s\n", r.Route, mdtext.Escape(desc), can)
 		} else {
-			fmt.Fprintf(&b, "- [%s](%s%s)%s\n", EscapeMarkdown(desc), origin, r.Route, can)
+			fmt.Fprintf(&b, "- [%s](%s%s)%s\n", mdtext.Escape(desc), origin, r.Route, can)
 		}
 	}
 	b.WriteString("\n## For agents\n\n")

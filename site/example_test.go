@@ -151,13 +151,3 @@ func ExampleInvalid() {
 	// Output:
 	// 400 {"ok":false,"error":{"code":"invalid_input","message":"the input was not accepted","issues":[{"path":"/seats","message":"only 3 left","keyword":"action"}]}}
 }
-
-// ShowAsData writes what could make a person misread a value an agent
-// sent as code points: here a look-alike quote and a zero-width space.
-func ExampleShowAsData() {
-	fmt.Println(site.ShowAsData("Demo Shopper\u02ba, street \u02ba12 Rue\u200b"))
-	fmt.Println(site.Quote("Demo Shopper\u02ba"))
-	// Output:
-	// Demo Shopper⟨U+02BA⟩, street ⟨U+02BA⟩12 Rue⟨U+200B⟩
-	// "Demo Shopper⟨U+02BA⟩"
-}

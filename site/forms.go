@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/affordances-go/affordances/internal/htmlform"
+	"github.com/affordances-go/affordances/internal/mdtext"
 	"github.com/affordances-go/affordances/internal/schema"
 	"github.com/affordances-go/affordances/protocol"
 )
@@ -87,7 +88,7 @@ func IsLocalPath(s string) bool {
 	if !strings.HasPrefix(s, "/") {
 		return false
 	}
-	if strings.ContainsFunc(s, func(r rune) bool { return r == '\\' || UnsafeRune(r) || r == '\u2028' || r == '\u2029' }) {
+	if strings.ContainsFunc(s, func(r rune) bool { return r == '\\' || mdtext.UnsafeRune(r) || r == '\u2028' || r == '\u2029' }) {
 		return false
 	}
 	p, _, _ := strings.Cut(s, "?")

@@ -18,19 +18,12 @@ import (
 // input schema (its title, else its description, else the field's name
 // in words), nested fields read "Address › City"; Value is the value as
 // text, with look-alike quotes and invisible characters written as code
-// points ([ShowAsData]), "yes" or "no" for a boolean, and a secret
+// points (safetext.ShowAsData), "yes" or "no" for a boolean, and a secret
 // (a password, a token) hidden.
 type InputField struct {
 	Label string `json:"label"`
 	Value string `json:"value"`
 }
-
-// ShowAsData returns text an agent supplied as a person must read it,
-// as data: look-alikes of quotes ("ʺ", U+02BA, and the like),
-// bidirectional controls and invisible characters written as their code
-// points, "⟨U+02BA⟩", so that a value cannot pass for the site's text or
-// hide part of itself. [Quote] does the same inside its quotes.
-func ShowAsData(s string) string { return mdtext.Visible(s) }
 
 // inputFields lists the fields of a call's input v (the generic JSON the
 // schema validated) in the schema's order, then any the schema does not
@@ -77,7 +70,7 @@ func appendField(out *[]InputField, prefix, name string, s *schema.Schema, v any
 		label = s.Description
 	}
 	if label != "" {
-		label = ShowAsData(strings.ToUpper(label[:1]) + label[1:])
+		label = mdtext.Visible(strings.ToUpper(label[:1]) + label[1:])
 	}
 	if prefix != "" {
 		label = prefix + " › " + label
@@ -121,12 +114,12 @@ func scalar(v any) string {
 		}
 		return "no"
 	case string:
-		return ShowAsData(x)
+		return mdtext.Visible(x)
 	case json.Number:
 		return x.String()
 	case float64:
 		return fmt.Sprint(x)
 	}
 	b, _ := json.Marshal(v)
-	return ShowAsData(string(b))
+	return mdtext.Visible(string(b))
 }

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/affordances-go/affordances/internal/mdpage"
+	"github.com/affordances-go/affordances/internal/mdtext"
 	"github.com/affordances-go/affordances/internal/negotiate"
 )
 
@@ -24,7 +25,7 @@ func (s *Site) serveMarkdown(w http.ResponseWriter, hr *http.Request, p *Page) {
 	if e != nil {
 		e.setHeaders(h)
 		h.Set("Cache-Control", "private, no-store")
-		writeMarkdown(w, hr, e.Status(), "# "+http.StatusText(e.Status())+"\n\n"+EscapeMarkdown(e.message)+"\n")
+		writeMarkdown(w, hr, e.Status(), "# "+http.StatusText(e.Status())+"\n\n"+mdtext.Escape(e.message)+"\n")
 		return
 	}
 	title := p.opts.Description

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/affordances-go/affordances/site"
+	"github.com/affordances-go/affordances/site/safetext"
 )
 
 // safeWriter is what afford writes everything through: a server's text (a
@@ -22,7 +22,7 @@ func (s safeWriter) Write(p []byte) (int, error) {
 		return s.w.Write(p)
 	}
 	out := strings.Map(func(r rune) rune {
-		if r != '\n' && r != '\t' && site.UnsafeRune(r) {
+		if r != '\n' && r != '\t' && safetext.UnsafeRune(r) {
 			return utf8.RuneError
 		}
 		return r

@@ -14,6 +14,7 @@ import (
 
 	"github.com/affordances-go/affordances/internal/words"
 	"github.com/affordances-go/affordances/site"
+	"github.com/affordances-go/affordances/site/safetext"
 )
 
 // Page serves the approval pages at a path ending in {id}: GET shows the
@@ -249,7 +250,7 @@ func (p *Page) render(w http.ResponseWriter, v Visitor, d PageData, status int) 
 			d.Agent = "an agent"
 		}
 		if d.Approval.SignedBy != "" {
-			d.Agent += ", signed as " + site.ShowAsData(d.Approval.SignedBy) + " (verified)"
+			d.Agent += ", signed as " + safetext.ShowAsData(d.Approval.SignedBy) + " (verified)"
 		}
 		d.ExpiresIn = InWords(time.Until(d.Approval.Expires))
 		d.State, d.entities = p.PageState(v.Request, d.Approval.Page)

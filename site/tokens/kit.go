@@ -10,6 +10,7 @@ import (
 
 	"github.com/affordances-go/affordances/protocol"
 	"github.com/affordances-go/affordances/site"
+	"github.com/affordances-go/affordances/site/safetext"
 )
 
 // Kit is the token kit of one site: its store and what the person's page
@@ -183,7 +184,7 @@ func (k *Kit) Caller(r *http.Request) (c site.Caller, ok bool, err error) {
 		SignedIn: true,
 		User:     &t,
 		Scopes:   t.Grant.Actions,
-		Label:    "the agent with your token " + site.Quote(t.Label),
+		Label:    "the agent with your token " + safetext.Quote(t.Label),
 	}, true, nil
 }
 

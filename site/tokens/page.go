@@ -10,6 +10,7 @@ import (
 
 	"github.com/affordances-go/affordances/protocol"
 	"github.com/affordances-go/affordances/site"
+	"github.com/affordances-go/affordances/site/safetext"
 )
 
 // The entities the person's page holds. An application that embeds the
@@ -53,7 +54,7 @@ type CreateInput struct {
 // Validate refuses a label with control or bidirectional characters: it
 // is shown to the person, on this page and on approval pages.
 func (in CreateInput) Validate() error {
-	if site.HasUnsafeText(in.Label) {
+	if safetext.HasUnsafe(in.Label) {
 		return site.Invalid("/label", "must not contain control characters")
 	}
 	if in.PerDay > 0 && in.PerCall == 0 {
@@ -75,7 +76,7 @@ func (in RevokeInput) Summary(r *site.Request, st *site.State) string {
 	if l, ok := ListKey.Lookup(st); ok {
 		for _, t := range l.Tokens {
 			if t.ID == in.ID {
-				return fmt.Sprintf("Revoke the token %s? Agents that use it stop working at once.", site.Quote(t.Label))
+				return fmt.Sprintf("Revoke the token %s? Agents that use it stop working at once.", safetext.Quote(t.Label))
 			}
 		}
 	}

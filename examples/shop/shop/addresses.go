@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/affordances-go/affordances/site"
+	"github.com/affordances-go/affordances/site/safetext"
 )
 
 // Address is where an order is delivered. It is placeOrder's optional
@@ -33,7 +34,7 @@ func (a Address) String() string {
 func (a Address) Quoted() string {
 	a = a.trimmed()
 	return fmt.Sprintf("name %s, street %s, postcode %s, city %s, country %s",
-		site.Quote(a.Name), site.Quote(a.Street), site.Quote(a.Postcode), site.Quote(a.City), site.Quote(a.Country))
+		safetext.Quote(a.Name), safetext.Quote(a.Street), safetext.Quote(a.Postcode), safetext.Quote(a.City), safetext.Quote(a.Country))
 }
 
 // Validate refuses what the schema cannot say: a field that is only
@@ -45,7 +46,7 @@ func (a Address) Validate() error {
 		{"name", a.Name}, {"street", a.Street}, {"postcode", a.Postcode}, {"city", a.City}, {"country", a.Country},
 	} {
 		switch {
-		case site.HasUnsafeText(f.value):
+		case safetext.HasUnsafe(f.value):
 			errs = append(errs, site.Invalid("/address/"+f.name, "must not contain control characters"))
 		case strings.TrimSpace(f.value) == "":
 			errs = append(errs, site.Invalid("/address/"+f.name, "must not be only spaces"))

@@ -9,6 +9,7 @@ import (
 	"github.com/affordances-go/affordances/protocol"
 	"github.com/affordances-go/affordances/site"
 	"github.com/affordances-go/affordances/site/ratelimit"
+	"github.com/affordances-go/affordances/site/safetext"
 )
 
 // SignIn is the input of signIn.
@@ -177,6 +178,6 @@ func (a *App) loadAccount(r *site.Request, st *site.State) error {
 		return err
 	}
 	st.Nav = []protocol.Nav{{To: "/orders", Label: "Orders"}}
-	st.MD = fmt.Sprintf("# Account\n\nSigned in as %s.\n", site.EscapeMarkdown(sh.User.Name))
+	st.MD = fmt.Sprintf("# Account\n\nSigned in as %s.\n", safetext.EscapeMarkdown(sh.User.Name))
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/affordances-go/affordances/protocol"
 	"github.com/affordances-go/affordances/site"
+	"github.com/affordances-go/affordances/site/safetext"
 )
 
 // Catalog is the product list of one catalog page.
@@ -78,7 +79,7 @@ func (a *App) loadCatalog(r *site.Request, st *site.State) error {
 	if q != "" {
 		// The query is the visitor's text: escaped, it cannot become a
 		// link, an image or HTML in a client that renders md.
-		fmt.Fprintf(&md, "Search: %s. ", site.EscapeMarkdown(q))
+		fmt.Fprintf(&md, "Search: %s. ", safetext.EscapeMarkdown(q))
 	}
 	fmt.Fprintf(&md, "%d products, page %d of %d.\n\n", count, n, pages)
 	for _, p := range products {

@@ -45,7 +45,7 @@ func (in PlaceOrder) deliverTo(st *site.State) *Address {
 
 // Summary lists what the order will contain and where it goes, for the
 // person approving: one line per line of the cart, then the total, then
-// the address, each field quoted and escaped (site.Quote), since an agent
+// the address, each field quoted and escaped (safetext.Quote), since an agent
 // may have written it. Nothing an agent sends can end a quote, start a
 // line, or pass for the shop's own words ("Total: …").
 //

@@ -8,6 +8,7 @@ import (
 	"github.com/affordances-go/affordances/protocol"
 	"github.com/affordances-go/affordances/site"
 	"github.com/affordances-go/affordances/site/presence"
+	"github.com/affordances-go/affordances/site/safetext"
 )
 
 // PasskeyList is the account's passkeys, on the account page.
@@ -37,7 +38,7 @@ type AddPasskey struct {
 
 // Validate refuses a name with control characters.
 func (in AddPasskey) Validate() error {
-	if site.HasUnsafeText(in.Name) {
+	if safetext.HasUnsafe(in.Name) {
 		return site.Invalid("/name", "must not contain control characters")
 	}
 	return nil
@@ -95,7 +96,7 @@ func (a *App) addPasskey(r *site.Request, in AddPasskey) (site.Done, error) {
 	if err != nil {
 		return site.Done{}, err
 	}
-	return site.Done{Message: fmt.Sprintf("Passkey %s added. From now on, approving an agent's request and changing tokens need it.", site.Quote(c.Name))}, nil
+	return site.Done{Message: fmt.Sprintf("Passkey %s added. From now on, approving an agent's request and changing tokens need it.", safetext.Quote(c.Name))}, nil
 }
 
 func (a *App) removePasskey(r *site.Request, in RemovePasskey) (site.Done, error) {

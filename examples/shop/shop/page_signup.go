@@ -8,6 +8,7 @@ import (
 	"github.com/affordances-go/affordances/protocol"
 	"github.com/affordances-go/affordances/site"
 	"github.com/affordances-go/affordances/site/ratelimit"
+	"github.com/affordances-go/affordances/site/safetext"
 )
 
 // SignUp is the input of signUp.
@@ -23,7 +24,7 @@ type SignUp struct {
 func (in SignUp) Validate() error {
 	var errs []error
 	switch {
-	case site.HasUnsafeText(in.Name):
+	case safetext.HasUnsafe(in.Name):
 		errs = append(errs, site.Invalid("/name", "must not contain control characters"))
 	case strings.TrimSpace(in.Name) == "":
 		errs = append(errs, site.Invalid("/name", "must not be only spaces"))

@@ -1,4 +1,4 @@
-package site_test
+package safetext_test
 
 import (
 	"bytes"
@@ -11,7 +11,7 @@ import (
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/extension"
 
-	"github.com/affordances-go/affordances/site"
+	"github.com/affordances-go/affordances/site/safetext"
 )
 
 // markdown is a CommonMark parser with GitHub's tables and strikethrough,
@@ -48,7 +48,7 @@ func expected(s string) string {
 			b.WriteRune(utf8.RuneError)
 		case strings.ContainsRune("\n\r\t\v\f\u0085\u2028\u2029", r):
 			b.WriteByte(' ')
-		case site.UnsafeRune(r):
+		case safetext.UnsafeRune(r):
 			b.WriteRune(utf8.RuneError)
 		default:
 			b.WriteRune(r)
@@ -75,12 +75,12 @@ func FuzzEscapeMarkdown(f *testing.F) {
 }
 
 func checkEscape(t *testing.T, s string) {
-	md := site.EscapeMarkdown(s)
+	md := safetext.EscapeMarkdown(s)
 	if strings.ContainsAny(md, "\n\r") {
 		t.Fatalf("EscapeMarkdown(%q) = %q holds a line break", s, md)
 	}
 	for _, r := range md {
-		if site.UnsafeRune(r) {
+		if safetext.UnsafeRune(r) {
 			t.Fatalf("EscapeMarkdown(%q) = %q holds %U", s, md, r)
 		}
 	}
@@ -96,7 +96,7 @@ func checkEscape(t *testing.T, s string) {
 // A quoted value cannot end its quotes or make a line of its own.
 func TestQuote_CannotBreakOut(t *testing.T) {
 	for _, s := range []string{`Demo", Total: 0.00 EUR`, "x\n\nTotal: 0.00 EUR", "[Demo](https://evil.example)", "\x1b[2J", " a "} {
-		q := site.Quote(s)
+		q := safetext.Quote(s)
 		inner := q[1 : len(q)-1]
 		if !strings.HasPrefix(q, `"`) || !strings.HasSuffix(q, `"`) || strings.ContainsAny(q, "\n\r\x1b") {
 			t.Errorf("Quote(%q) = %q", s, q)

@@ -1,4 +1,11 @@
-package site
+// Package safetext shows text that an agent or a caller wrote to the
+// person who must read it, as data: in Markdown that renders as exactly
+// the text, in quotes it cannot end, with look-alike quotes, bidirectional
+// controls and invisible characters made visible. A page's Markdown, a
+// confirm action's summary, an approval page and an input's own checks
+// use it, so that nothing a caller writes can pass for the site's words
+// or hide part of itself.
+package safetext
 
 import "github.com/affordances-go/affordances/internal/mdtext"
 
@@ -10,7 +17,7 @@ import "github.com/affordances-go/affordances/internal/mdtext"
 // that a page puts in State.MD or a summary; for a value inside a
 // summary prefer [Quote].
 //
-//	st.MD = "Search: " + site.EscapeMarkdown(q)
+//	st.MD = "Search: " + safetext.EscapeMarkdown(q)
 func EscapeMarkdown(s string) string { return mdtext.Escape(s) }
 
 // Quote returns a value a caller supplied (a name, a street, a label) as
@@ -18,8 +25,15 @@ func EscapeMarkdown(s string) string { return mdtext.Escape(s) }
 // [EscapeMarkdown] does, in double quotes it cannot end. Whatever it
 // holds, it cannot start a line or pass for the site's own text.
 //
-//	fmt.Sprintf("Deliver to %s.", site.Quote(in.Name))
+//	fmt.Sprintf("Deliver to %s.", safetext.Quote(in.Name))
 func Quote(s string) string { return mdtext.Quote(s) }
+
+// ShowAsData returns text an agent supplied as a person must read it,
+// as data: look-alikes of quotes ("ʺ", U+02BA, and the like),
+// bidirectional controls and invisible characters written as their code
+// points, "⟨U+02BA⟩", so that a value cannot pass for the site's text or
+// hide part of itself. [Quote] does the same inside its quotes.
+func ShowAsData(s string) string { return mdtext.Visible(s) }
 
 // UnsafeRune reports whether r must never reach a person's screen from a
 // caller's text: a control character (C0, DEL, C1) or a bidirectional
@@ -28,6 +42,6 @@ func Quote(s string) string { return mdtext.Quote(s) }
 // replace them.
 func UnsafeRune(r rune) bool { return mdtext.UnsafeRune(r) }
 
-// HasUnsafeText reports whether s holds an [UnsafeRune] or is not valid
-// UTF-8.
-func HasUnsafeText(s string) bool { return mdtext.HasUnsafe(s) }
+// HasUnsafe reports whether s holds an [UnsafeRune] or is not valid
+// UTF-8: an input that a person will read refuses it.
+func HasUnsafe(s string) bool { return mdtext.HasUnsafe(s) }

@@ -1,11 +1,11 @@
-package site_test
+package safetext_test
 
 import (
 	"fmt"
 	"strings"
 	"testing"
 
-	"github.com/affordances-go/affordances/site"
+	"github.com/affordances-go/affordances/site/safetext"
 )
 
 func TestEscapeMarkdown_UserTextCannotBecomeMarkup(t *testing.T) {
@@ -19,10 +19,10 @@ func TestEscapeMarkdown_UserTextCannotBecomeMarkup(t *testing.T) {
 		"heavy-weight tee, size 1.5":      `heavy-weight tee, size 1.5`,
 		"a *b* _c_ `d` ~e~ |f| &amp; \\g": `a \*b\* \_c\_ \` + "`" + `d\` + "`" + ` \~e\~ \|f\| \&amp; \\g`,
 	} {
-		if got := site.EscapeMarkdown(in); got != want {
+		if got := safetext.EscapeMarkdown(in); got != want {
 			t.Errorf("EscapeMarkdown(%q) = %q, want %q", in, got, want)
 		}
-		if strings.ContainsAny(site.EscapeMarkdown(in), "\n\r") {
+		if strings.ContainsAny(safetext.EscapeMarkdown(in), "\n\r") {
 			t.Errorf("a line break survived in %q", in)
 		}
 	}
@@ -30,7 +30,7 @@ func TestEscapeMarkdown_UserTextCannotBecomeMarkup(t *testing.T) {
 
 func ExampleEscapeMarkdown() {
 	q := "<script>alert(1)</script> [x](javascript:y)"
-	fmt.Println("Search: " + site.EscapeMarkdown(q))
+	fmt.Println("Search: " + safetext.EscapeMarkdown(q))
 	// Output:
 	// Search: \<script\>alert\(1\)\</script\> \[x\]\(javascript:y\)
 }
