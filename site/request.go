@@ -116,16 +116,12 @@ func (defaultAuth) Authenticate(r *http.Request) (Caller, error) {
 // BearerToken returns the token of the request's Authorization: Bearer
 // header (the scheme in any case, one or more spaces, a token68), for
 // authenticators. ok is false when the request carries no well-formed
-// bearer token; the site answers 401 to a header that names the scheme
-// without one (see [MalformedBearer]) before any authenticator runs.
+// bearer token; the site answers 401 before any authenticator runs to a
+// header that names the scheme without one (a bare "Bearer", a tab for
+// the space, characters a token68 cannot have), or to several
+// Authorization headers: never a request without a token, which could
+// fall back to a cookie.
 func BearerToken(r *http.Request) (token string, ok bool) { return bearer.Token(r) }
-
-// MalformedBearer reports whether the request names the Bearer scheme in
-// its Authorization header without a well-formed token (a bare "Bearer",
-// a tab for the space, characters a token68 cannot have) or carries
-// several Authorization headers. Such a request is answered 401, never
-// treated as one without a token, which could fall back to a cookie.
-func MalformedBearer(r *http.Request) bool { return bearer.Malformed(r) }
 
 // AccountID is the account the caller's approvals are bound to: Account,
 // or ID when the authenticator reported no Account. The approvals

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/affordances-go/affordances/internal/bearer"
 	"github.com/affordances-go/affordances/internal/negotiate"
 	"github.com/affordances-go/affordances/internal/peer"
 	"github.com/affordances-go/affordances/internal/webmcp"
@@ -211,7 +212,8 @@ func (h *handler) unmatched(w http.ResponseWriter, r *http.Request) {
 // a fall back to the cookie. Any other failure of the Authenticator is
 // internal and logged.
 func (s *Site) authenticate(hr *http.Request) (*Request, *Error) {
-	if MalformedBearer(hr) {
+	_, bearerSent, malformed := bearer.Parse(hr) // the header, read once
+	if malformed {
 		return nil, newBadTokenError()
 	}
 	// The agent's signature first: the authenticator may read who signed
@@ -228,7 +230,7 @@ func (s *Site) authenticate(hr *http.Request) (*Request, *Error) {
 	}
 	c, err := s.authenticator().Authenticate(hr)
 	if err == nil {
-		if _, bearer := BearerToken(hr); bearer && c.Mode != protocol.AuthBearer {
+		if bearerSent && c.Mode != protocol.AuthBearer {
 			err = ErrBadToken
 		}
 	}
