@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 
 	"github.com/affordances-go/affordances/internal/negotiate"
 	"github.com/affordances-go/affordances/internal/schema"
@@ -134,4 +135,14 @@ func bodyError(err error, what string, limit int64) *Error {
 			fmt.Sprintf("the %s is larger than %d bytes", what, limit)).withStatus(http.StatusRequestEntityTooLarge)
 	}
 	return newError(protocol.CodeInvalidInput, "the "+what+" could not be read")
+}
+
+// approvalID takes an approval's id from its id, its page's path or its
+// URL, as a call may bring any of them: the last path segment.
+func approvalID(s string) string {
+	s = strings.TrimRight(s, "/")
+	if i := strings.LastIndexByte(s, '/'); i >= 0 {
+		s = s[i+1:]
+	}
+	return s
 }

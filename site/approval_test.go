@@ -143,11 +143,11 @@ func TestApproval_TheHappyPath(t *testing.T) {
 		r.Header.Set("Authorization", "Bearer "+token)
 		return r
 	}
-	if st, err := sh.site.ApprovalStatus(as("agent-a"), "https://shop.example"+u+"/"); st != "approved" || err != nil {
+	if st, err := approval.Status(sh.site, as("agent-a"), "https://shop.example"+u+"/"); st != "approved" || err != nil {
 		t.Errorf("ApprovalStatus for the agent that asked: %q %v", st, err)
 	}
 	for _, other := range []string{"agent-a2", "agent-b"} { // another credential of the account; another account
-		if st, err := sh.site.ApprovalStatus(as(other), u); !errors.Is(err, site.ErrApprovalNotFound) {
+		if st, err := approval.Status(sh.site, as(other), u); !errors.Is(err, approval.ErrNotFound) {
 			t.Errorf("ApprovalStatus for %s: %q %v", other, st, err)
 		}
 	}
@@ -345,7 +345,7 @@ func TestApproval_WithoutApprovalsNothingRuns(t *testing.T) {
 	if !strings.Contains(logs.String(), "the action needs the person's approval, and the site has no Approvals") {
 		t.Errorf("the log does not say what is missing:\n%s", logs.String())
 	}
-	if st, err := s.ApprovalStatus(httptest.NewRequest("GET", "/", nil), "/approvals/x"); !errors.Is(err, site.ErrApprovalNotFound) {
+	if st, err := approval.Status(s, httptest.NewRequest("GET", "/", nil), "/approvals/x"); !errors.Is(err, approval.ErrNotFound) {
 		t.Errorf("ApprovalStatus without Approvals: %q %v", st, err)
 	}
 }

@@ -3,28 +3,41 @@ package site
 import "github.com/affordances-go/affordances/protocol"
 
 // Approvals, an extension of v0, are an extension's: their data, their
-// stores and the page where the person decides, plugged in as the site's
-// [Approvals]. This file is their part of the pipeline (step 6).
+// stores and the page where the person decides. The extension adds a gate
+// of StageApproval; this file is where step 6 asks it, and where a
+// standing grant covers a call in advance.
 
-// checkApproval is step 6 for an action with approval, called by an agent:
-// nothing runs unless the call brings, with confirm: true, an approval the
-// person gave for exactly this call and summary (the site's [Approvals]
-// decides). Every refusal is confirm_required with a message that says
-// which, and the page of an approval: a new one, or the one still pending.
-func (c *call) checkApproval(summary string) *Error {
-	if c.site.approvals == nil {
+// approve is step 6 for an action with approval called by an agent:
+// nothing runs unless a gate of StageApproval grants the call, with the
+// approval the person gave for exactly this call and summary; a gate that
+// does not asks the person, with an error (AskPerson). reask, when set,
+// says why the person is asked again: the gates then ask anew and grant
+// nothing. A site with no such gate answers internal, and logs why: such
+// an action never runs without the person.
+func (c *call) approve(summary, reask string) *Error {
+	gates := c.site.gates[StageApproval]
+	if len(gates) == 0 {
 		return c.noApprovals()
 	}
-	basis, ask, err := c.site.approvals.Admit(c.r.Context(), c.approvalFor(summary), c.approvalID, c.confirm)
-	if err != nil {
-		c.site.opts.Logger.ErrorContext(c.r.Context(), "affordances: checking an approval", "err", err)
-		return newInternalError()
+	k := c.consentOf(summary)
+	if reask != "" {
+		k.Reask, k.Approval = reask, ""
 	}
-	if ask != nil {
-		return c.asked(summary, ask)
+	if sr, ok := c.site.opts.Grants.Standing.(StandingReasons); ok {
+		k.Beyond = sr.Beyond(c.r, c.act.meta.Name, c.in)
 	}
-	c.r.approved = &approvedCall{basis: basis}
-	return nil
+	for _, g := range gates {
+		if e := c.runGate(g, k); e != nil {
+			return e
+		}
+		if k.granted != nil {
+			c.r.approved = &approvedCall{basis: *k.granted}
+			return nil
+		}
+	}
+	c.site.opts.Logger.ErrorContext(c.r.Context(), "affordances: no approval gate granted the call or asked the person",
+		"route", c.page.route, "action", c.act.meta.Name)
+	return newInternalError()
 }
 
 // coveredInAdvance asks the site's StandingApprovals whether the person
@@ -51,63 +64,17 @@ func (c *call) outsideGrant() *Error {
 	c.r.approved = nil
 	text := c.summary()
 	if c.act.summary.Approval {
-		return c.askApproval(text, why)
+		return c.approve(text, why)
 	}
 	e := newError(protocol.CodeConfirmRequired, why+" "+text)
 	e.basis = c.basis()
 	return e
 }
 
-// approvalFor describes this call as an approval asked for it would:
-// whose, with which credential (and its label, for the person), on which
-// page, the action, the input, and the summary and basis the person
-// reads.
-func (c *call) approvalFor(summary string) ApprovalCall {
-	a := ApprovalCall{Account: c.r.Caller.AccountID(), Credential: c.r.Caller.ID, Agent: c.r.Caller.Label,
-		Page: c.r.URL.Path, Action: c.act.meta.Name, Input: c.value, Summary: summary, Basis: c.basis(),
-		Fields: inputFields(c.act.input, c.value), SignedBy: c.r.Caller.Agent}
-	if sr, ok := c.site.opts.Grants.Standing.(StandingReasons); ok {
-		a.Why = sr.Beyond(c.r, c.act.meta.Name, c.in)
-	}
-	return a
-}
-
-// askApproval asks the person for an approval of this call and answers
-// confirm_required with its page; why, when set, says what was wrong with
-// the approval the call brought.
-func (c *call) askApproval(summary, why string) *Error {
-	if c.site.approvals == nil {
-		return c.noApprovals()
-	}
-	ask, err := c.site.approvals.Ask(c.r.Context(), c.approvalFor(summary), why)
-	if err != nil {
-		c.site.opts.Logger.ErrorContext(c.r.Context(), "affordances: asking for an approval", "err", err)
-		return newInternalError()
-	}
-	return c.asked(summary, ask)
-}
-
-// asked is the answer to a call sent to an approval page. The message is
-// for the person; how an agent proceeds (the approvalUrl, the call again
-// with the approval) is the protocol's, and each door says it in its own
-// terms.
-func (c *call) asked(summary string, ask *ApprovalAsk) *Error {
-	msg := summary
-	switch {
-	case ask.Waiting:
-		msg = "Waiting for the person's approval: " + summary
-	case ask.Why != "":
-		msg = ask.Why + " Nothing ran. " + summary
-	}
-	e := newError(protocol.CodeConfirmRequired, msg)
-	e.approvalURL = ask.URL
-	return e
-}
-
 // noApprovals answers a call that needs the person's approval on a site
-// that has no [Approvals] to ask: nothing runs, and the log says why.
+// that has nobody to ask: nothing runs, and the log says why.
 func (c *call) noApprovals() *Error {
-	c.site.opts.Logger.ErrorContext(c.r.Context(), "affordances: the action needs the person's approval, and the site has no Approvals: plug them in (docs/architecture.md)",
+	c.site.opts.Logger.ErrorContext(c.r.Context(), "affordances: the action needs the person's approval, and the site has no Approvals: plug in a gate of StageApproval (docs/architecture.md)",
 		"route", c.page.route, "action", c.act.meta.Name)
 	return newInternalError()
 }
@@ -122,4 +89,14 @@ func (s *Site) needsApprovals() bool {
 		}
 	}
 	return false
+}
+
+// AskPerson returns the error of a gate of StageApproval that sends the
+// person to url (an approval page, its path) to decide: the call answers
+// confirm_required with message, for the person, and with url as its
+// approvalUrl, which every door passes on in its own terms. Nothing ran.
+func AskPerson(url, message string) error {
+	e := newError(protocol.CodeConfirmRequired, message)
+	e.approvalURL = url
+	return e
 }

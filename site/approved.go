@@ -57,7 +57,7 @@ func (c *call) approvalChanged() *Error {
 		return e
 	}
 	if c.act.summary.Approval && !c.personPresent() {
-		return c.askApproval(text, why)
+		return c.approve(text, why)
 	}
 	e := newError(protocol.CodeConfirmRequired, why+" "+text)
 	e.basis = c.basis()

@@ -25,9 +25,10 @@ import (
 //  3. standing grant: an agent's call the person approved in advance
 //     ([StandingApprovals]) runs;
 //  4. approval: an agent's call of an action with approval runs only on
-//     the person's approval of exactly this call ([Approvals]);
-//  5. the extensions' gates ([Extender.Gate]), in their order, for a call
-//     the checks above let through.
+//     the person's approval of exactly this call, which a gate of
+//     [StageApproval] grants or asks the person for;
+//  5. the gates of [StagePolicy], in their order, for a call the checks
+//     above let through.
 
 // consent is step 6 (see above). Nothing has run when it refuses.
 func (c *call) consent() *Error {
@@ -63,7 +64,7 @@ func (c *call) coreConsent() *Error {
 		return nil // the person approved calls like this one in advance
 	}
 	if needsApproval {
-		return c.checkApproval(text)
+		return c.approve(text, "")
 	}
 	e := newError(protocol.CodeConfirmRequired, text)
 	e.basis = c.basis()
@@ -83,29 +84,54 @@ func (c *call) needsPresence(person bool) bool {
 	return c.act.meta.PeopleOnly || (person && c.act.summary.Approval && c.confirm)
 }
 
-// runGates runs the extensions' gates in their order, for a call the
+// runGates runs the gates of StagePolicy in their order, for a call the
 // core's consent lets through.
 func (c *call) runGates() *Error {
-	for _, g := range c.site.gates {
-		err := c.gate(g)
-		if err == nil {
-			continue
-		}
-		var e *Error
-		if errors.As(err, &e) {
+	gates := c.site.gates[StagePolicy]
+	if len(gates) == 0 {
+		return nil
+	}
+	k := c.consentOf("")
+	for _, g := range gates {
+		if e := c.runGate(g, k); e != nil {
 			return e
 		}
-		return c.site.failure(c.r.Context(), "a gate failed", err, "route", c.page.route, "action", c.act.meta.Name)
 	}
 	return nil
 }
 
+// consentOf is the call as a gate sees it, with the summary the person
+// reads ("" where none is asked for).
+func (c *call) consentOf(summary string) *Consent {
+	k := &Consent{Page: c.r.URL.Path, Action: c.act.meta.Name, Input: c.in, Value: c.value, State: c.before,
+		Summary: summary, Confirmed: c.confirm, Approval: c.approvalID}
+	if summary != "" {
+		k.Basis = c.basis()
+		k.Fields = inputFields(c.act.input, c.value)
+	}
+	return k
+}
+
+// runGate runs one gate: its error of this package's answers as it is;
+// any other, or a panic, is internal and logged.
+func (c *call) runGate(g Gate, k *Consent) *Error {
+	err := c.gate(g, k)
+	if err == nil {
+		return nil
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return c.site.failure(c.r.Context(), "a gate failed", err, "route", c.page.route, "action", c.act.meta.Name)
+}
+
 // gate runs one gate, turning a panic into an error.
-func (c *call) gate(g Gate) (err error) {
+func (c *call) gate(g Gate, k *Consent) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("panic: %v", p)
 		}
 	}()
-	return g(c.r, GateCall{Page: c.r.URL.Path, Action: c.act.meta.Name, Input: c.in, State: c.before})
+	return g(c.r, k)
 }

@@ -241,8 +241,4 @@ var (
 	// the same time): nothing was written, and the person is asked on the
 	// approval page.
 	ErrOutsideGrant = errors.New("site: the call is outside the caller's standing approval")
-
-	// ErrApprovalNotFound is returned by [Approvals.Status] and
-	// [Site.ApprovalStatus] for an approval the caller cannot read.
-	ErrApprovalNotFound = errors.New("site: no such approval")
 )

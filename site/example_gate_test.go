@@ -25,7 +25,7 @@ type Order struct {
 func ExampleExtension_gate() {
 	managerApproved := map[string]bool{} // the application's record of second approvals
 	secondApproval := site.ExtensionFunc(func(x *site.Extender) {
-		x.Gate(func(r *site.Request, c site.GateCall) error {
+		x.Gate(site.StagePolicy, func(r *site.Request, c *site.Consent) error {
 			o, ok := c.Input.(Order)
 			if !ok || c.Action != "order" || o.Amount <= 100 || managerApproved[o.Ref] {
 				return nil

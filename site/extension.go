@@ -69,16 +69,15 @@ type Extender struct {
 // pages or reads the site's options.
 func (x *Extender) Site() *Site { return x.s }
 
-// Gate adds g to step 6 of every call on every door. Gates run in the
-// order they were added, after the core's own checks (presence,
-// confirmation, standing grant, approval) let the call through, so a gate
-// can only hold back a call the core would run, never let through one
-// the core holds back. A nil g panics.
-func (x *Extender) Gate(g Gate) {
-	if g == nil {
-		panic("site: Extender.Gate(nil)")
+// Gate adds g to step 6, consent, of every call on every door, at stage
+// (see [Stage]): the stage says where in the core's order it runs, and
+// the gates of one stage run in the order they were added. A nil g, or a
+// stage that is none of the package's, panics.
+func (x *Extender) Gate(stage Stage, g Gate) {
+	if g == nil || stage < StageApproval || stage > StagePolicy {
+		panic(fmt.Sprintf("site: Extender.Gate(%d, %v): a gate needs a stage of the package's and a function", stage, g != nil))
 	}
-	x.s.gates = append(x.s.gates, g)
+	x.s.gates[stage] = append(x.s.gates[stage], g)
 }
 
 // Door serves h at pattern beside the site's pages (a ServeMux pattern
@@ -119,20 +118,64 @@ func scriptTag(s string) bool {
 	return len(s) > len(open)+len(end) && s[:len(open)] == open && s[len(s)-len(end):] == end
 }
 
-// Gate is a check of an extension's at step 6, consent (see
-// [Extender.Gate]): nil lets the call run; an error stops it, and nothing
-// runs. An error made by this package's helpers ([Unavailable],
-// [NotFound], [RateLimited], [Invalid]) answers with its code, status and
-// message; any other error is internal, logged and never shown.
-type Gate func(r *Request, c GateCall) error
+// Stage is a place in the order of step 6, consent, which is the core's:
+// a gate stands at one ([Extender.Gate]), and neither a door nor an
+// extension changes the order (docs/architecture.md).
+type Stage uint8
 
-// GateCall is the call a [Gate] decides on, as the core has it at step 6.
-type GateCall struct {
+const (
+	// StageApproval decides an agent's call of an action with approval
+	// that no standing grant covered: a gate grants it ([Consent.Grant])
+	// on the person's approval of exactly this call, or asks the person
+	// ([AskPerson]). The first gate that does either decides.
+	StageApproval Stage = iota + 1
+	// StagePolicy holds back any call the checks before it let through:
+	// an application's own rules. A gate here can only stop a call.
+	StagePolicy
+	stages
+)
+
+// Gate is a check of an extension's at step 6, consent: nil lets the call
+// go on (granted, for a gate of StageApproval that called Grant); an
+// error stops it, and nothing runs. An error made by this package's
+// helpers ([Unavailable], [NotFound], [AskPerson]...) answers with its
+// code, status and message; any other error, or a panic, is internal,
+// logged and never shown.
+type Gate func(r *Request, c *Consent) error
+
+// Consent is a call at step 6 as a gate sees it: what would run, what
+// the person reads, and the evidence its door brought.
+type Consent struct {
 	// Page is the page's path and Action the action's name.
 	Page, Action string
 	// Input is the call's input, validated and decoded into the action's
-	// input type.
-	Input any
+	// input type, and Value the same input as the JSON value the schema
+	// validated.
+	Input, Value any
 	// State is the page's state as the guard saw it.
 	State *State
+	// Summary is what the person reads and approves, Basis the
+	// [ApprovalBasis] of the state it was built from, and Fields the
+	// whole input, field by field; all empty at StagePolicy.
+	Summary, Basis string
+	Fields         []InputField
+	// Confirmed reports confirm: true; Approval is the id of the approval
+	// the call brings ("" for none).
+	Confirmed bool
+	Approval  string
+	// Reask, when set, says why the person is asked again (what they
+	// approved changed before it ran; the call is beyond their standing
+	// approval): a gate of StageApproval then asks and grants nothing.
+	Reask string
+	// Beyond says why the call is beyond the caller's standing approval
+	// ([StandingReasons]), for the person; "" otherwise.
+	Beyond string
+
+	granted *string // the basis the person approved, once a gate granted the call
 }
+
+// Grant records that the person approved exactly this call, on the state
+// whose basis is basis (the [ApprovalBasis] of the summary they read):
+// the action runs, and checks where it writes that it acts on that state
+// ([Request.CheckApproved]). Only a gate of StageApproval grants.
+func (c *Consent) Grant(basis string) { c.granted = &basis }

@@ -23,7 +23,7 @@ func TestExtension_GateOnEveryDoor(t *testing.T) {
 	var asked []string
 	refuse := errors.New("refuse")
 	gate := site.ExtensionFunc(func(x *site.Extender) {
-		x.Gate(func(r *site.Request, c site.GateCall) error {
+		x.Gate(site.StagePolicy, func(r *site.Request, c *site.Consent) error {
 			asked = append(asked, c.Action+" "+string(r.Actor()))
 			switch c.Action {
 			case "panics":
@@ -33,7 +33,7 @@ func TestExtension_GateOnEveryDoor(t *testing.T) {
 			}
 			return refuse
 		})
-		x.Gate(func(r *site.Request, c site.GateCall) error { return nil })
+		x.Gate(site.StagePolicy, func(r *site.Request, c *site.Consent) error { return nil })
 	})
 	auth := site.AuthFunc(func(r *http.Request) (site.Caller, error) {
 		if _, ok := site.BearerToken(r); ok {
@@ -45,7 +45,7 @@ func TestExtension_GateOnEveryDoor(t *testing.T) {
 		return site.Caller{}, nil
 	})
 	s := site.New(site.Options{Auth: auth, Logger: slog.New(slog.DiscardHandler)}, site.ExtensionFunc(func(x *site.Extender) {
-		x.Gate(func(r *site.Request, c site.GateCall) error {
+		x.Gate(site.StagePolicy, func(r *site.Request, c *site.Consent) error {
 			if c.Action == "order" {
 				return site.Unavailable("held back by the first gate")
 			}

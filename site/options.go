@@ -95,7 +95,7 @@ type Options struct {
 
 	// RequireApproval makes every confirm action need the person's
 	// approval on the site, as Action.RequireApproval does for one
-	// action; the site's [Approvals] ask for it.
+	// action; the site's gate of [StageApproval] asks for it.
 	RequireApproval bool
 
 	// Limits bound what callers can take of the site: a call's size, how

@@ -30,7 +30,6 @@ type Site struct {
 
 	pages     []*Page
 	check     *http.ServeMux // checks patterns as they are registered, and finds a path's page (route)
-	approvals Approvals      // asked at step 6 for the calls that need the person's approval (MountApprovals)
 	keysAfter bool           // the key store is optimistic: keys are read only after a failed call
 	started   atomic.Bool
 	own       *handler // the site's own handler, with no wrapped app
@@ -46,8 +45,8 @@ type Site struct {
 	mounts   []mount   // handlers of the extensions' doors, and the application's mounts
 	listings []Listing // what the discovery says of the extensions' doors
 
-	gates   []Gate        // the extensions' checks at step 6, in their order
-	scripts template.HTML // the extensions' script tags, for every rendered page
+	gates   [stages][]Gate // the extensions' checks at step 6, by stage, in their order
+	scripts template.HTML  // the extensions' script tags, for every rendered page
 }
 
 // New returns an empty site with its extensions plugged in (see
@@ -178,8 +177,8 @@ func (h *handler) build() {
 	if s.opts.WebMCP {
 		mux.HandleFunc("GET "+WebMCPScriptPath, webmcp.Serve)
 	}
-	if s.needsApprovals() && s.approvals == nil {
-		s.opts.Logger.Error("affordances: some actions need the person's approval, and the site has no Approvals: their agents' calls will fail until approvals are plugged in (docs/architecture.md)")
+	if s.needsApprovals() && len(s.gates[StageApproval]) == 0 {
+		s.opts.Logger.Error("affordances: some actions need the person's approval, and the site has no approval gate: their agents' calls will fail until one is plugged in (docs/architecture.md)")
 	}
 	for _, m := range s.mounts {
 		mux.Handle(m.pattern, s.middleware(m.h, false))

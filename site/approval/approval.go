@@ -7,10 +7,11 @@
 // bound to the credential that asked (a token or a session), and the
 // person can withdraw it until it is used.
 //
-// [Mount] plugs approvals into a site, through its exported API alone: the
-// site's pipeline asks them at its confirmation step for the calls to
-// actions with approval (site.Action.RequireApproval), and never decides
-// one itself. This package holds the rest: the data and what a store of
+// [Mount] plugs approvals into a site through its one seam: a gate at the
+// approval stage of step 6 (site.StageApproval) decides the agents' calls
+// to actions with approval (site.Action.RequireApproval), and the pipeline
+// never decides one itself. [Status] tells a door that waits (the MCP
+// endpoint) where an approval stands. This package holds the rest: the data and what a store of
 // approvals implements ([Store], with [Memory] for one instance and
 // tests), the [Desk] that decides a call against a store, and the approval
 // pages where the person decides ([Page], with [DefaultView]), fed with

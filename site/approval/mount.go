@@ -1,13 +1,13 @@
 package approval
 
 import (
-	"context"
-	"errors"
+	"fmt"
 	"html/template"
 	"log/slog"
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/affordances-go/affordances/site"
@@ -41,9 +41,9 @@ type Options struct {
 	Logger *slog.Logger
 }
 
-// Mount plugs approvals into s, with o (nil for the defaults): the
-// site's pipeline asks them for every agent's call to an action with
-// approval, and the person decides on the pages served at o.Path + id,
+// Mount plugs approvals into s, with o (nil for the defaults), through
+// the site's seam: a gate of site.StageApproval decides every agent's call
+// to an action with approval, and the person decides on the pages served at o.Path + id,
 // signed in, with the site's authenticator and Origin rule. Call it once,
 // before the site serves; like site.Site.Mount, it panics after.
 func Mount(s *site.Site, o *Options) {
@@ -81,8 +81,15 @@ func Mount(s *site.Site, o *Options) {
 		PageState:  func(hr *http.Request, path string) (any, map[string]any) { return pageState(s, hr, path) },
 		Presence:   s.Presence(), PresenceRequest: s.NewPageRequest, Origin: s.Origin, PasskeysURL: opts.PasskeysURL,
 	}
-	s.MountApprovals(opts.Path+"{id}", a, pages)
+	s.Extend(site.ExtensionFunc(func(x *site.Extender) {
+		x.Door(opts.Path+"{id}", pages)
+		x.Gate(site.StageApproval, a.gate)
+	}))
+	mounted.Store(s, a)
 }
+
+// mounted holds the approvals mounted on each site, for [Status].
+var mounted sync.Map // *site.Site -> *approvals
 
 // pageState loads the page an approval is for, as the visitor of hr would
 // see it, with its entities; nil when it cannot be loaded.
@@ -96,61 +103,96 @@ func pageState(s *site.Site, hr *http.Request, path string) (any, map[string]any
 	return v.State, v.Entities()
 }
 
-// approvals is the site.Approvals Mount plugs in: a Desk on the store,
-// with the approval pages at path.
+// approvals is what Mount plugs in: a Desk on the store, with the
+// approval pages at path.
 type approvals struct {
 	desk Desk
 	path string
 }
 
-// approvalOf is the approval that call would be asked as.
-func approvalOf(call site.ApprovalCall) Approval {
-	return Approval{Account: call.Account, Credential: call.Credential, Agent: call.Agent, Page: call.Page,
-		Action: call.Action, Input: Digest(call.Input), Summary: call.Summary, Basis: call.Basis,
-		SignedBy: call.SignedBy, Fields: call.Fields, Why: call.Why}
+// approvalOf is the approval that the call c describes would be asked as,
+// for the caller of r.
+func approvalOf(r *site.Request, c *site.Consent) Approval {
+	return Approval{Account: r.Caller.AccountID(), Credential: r.Caller.ID, Agent: r.Caller.Label, Page: c.Page,
+		Action: c.Action, Input: Digest(c.Value), Summary: c.Summary, Basis: c.Basis,
+		SignedBy: r.Caller.Agent, Fields: c.Fields, Why: c.Beyond}
 }
 
-// ask turns the desk's answer into the page the site sends the person to.
-func (a *approvals) ask(k *Ask) *site.ApprovalAsk {
-	return &site.ApprovalAsk{URL: a.path + k.ID, Waiting: k.Waiting, Why: k.Why}
-}
-
-// Admit implements site.Approvals.
-func (a *approvals) Admit(ctx context.Context, call site.ApprovalCall, id string, confirm bool) (string, *site.ApprovalAsk, error) {
-	used, ask, err := a.desk.Admit(ctx, id, confirm, approvalOf(call), time.Now())
+// gate is the approvals' gate at step 6 (site.StageApproval): the call
+// runs on the person's approval of exactly it, or the person is asked on
+// an approval page, a new one or the one still pending.
+func (a *approvals) gate(r *site.Request, c *site.Consent) error {
+	call := approvalOf(r, c)
+	now := time.Now()
+	if c.Reask != "" {
+		ask, err := a.desk.Ask(r.Context(), call, c.Reask, now)
+		if err != nil {
+			return fmt.Errorf("asking for an approval: %w", err)
+		}
+		return a.asked(c.Summary, ask)
+	}
+	used, ask, err := a.desk.Admit(r.Context(), c.Approval, c.Confirmed, call, now)
 	switch {
 	case err != nil:
-		return "", nil, err
+		return fmt.Errorf("checking an approval: %w", err)
 	case ask != nil:
-		return "", a.ask(ask), nil
+		return a.asked(c.Summary, ask)
 	}
-	return used.Basis, nil, nil
+	c.Grant(used.Basis)
+	return nil
 }
 
-// Ask implements site.Approvals.
-func (a *approvals) Ask(ctx context.Context, call site.ApprovalCall, why string) (*site.ApprovalAsk, error) {
-	ask, err := a.desk.Ask(ctx, approvalOf(call), why, time.Now())
-	if err != nil {
-		return nil, err
+// asked is the answer to a call sent to an approval page. The message is
+// for the person; how an agent proceeds (the approvalUrl, the call again
+// with the approval) is the protocol's, and each door says it in its own
+// terms.
+func (a *approvals) asked(summary string, k *Ask) error {
+	msg := summary
+	switch {
+	case k.Waiting:
+		msg = "Waiting for the person's approval: " + summary
+	case k.Why != "":
+		msg = k.Why + " Nothing ran. " + summary
 	}
-	return a.ask(ask), nil
+	return site.AskPerson(a.path+k.ID, msg)
 }
 
-// Status implements site.Approvals: an approval past its time that was
-// not used is "expired".
-func (a *approvals) Status(ctx context.Context, account, credential, id string) (string, error) {
-	ap, err := a.desk.Store.Get(ctx, id)
-	if errors.Is(err, ErrNotFound) {
-		return "", site.ErrApprovalNotFound
-	}
+// Status returns where the approval id (its id, its page's path or URL)
+// stands for the caller of hr on s: pending, approved, declined, used or
+// expired (an approval past its time that was not used). For a door that
+// waits for the person's decision (the MCP endpoint). An approval of
+// another account, or of another credential of the same account, is
+// [ErrNotFound], as is any approval on a site where Mount plugged none
+// in. A caller the site refuses is its error (a *site.Error).
+func Status(s *site.Site, hr *http.Request, id string) (string, error) {
+	r, err := s.NewRequest(hr)
 	if err != nil {
 		return "", err
 	}
-	if ap.Account != account || (ap.Credential != "" && ap.Credential != credential) {
-		return "", site.ErrApprovalNotFound
+	v, ok := mounted.Load(s)
+	if !ok {
+		return "", ErrNotFound
+	}
+	a := v.(*approvals)
+	ap, err := a.desk.Store.Get(hr.Context(), idOf(id))
+	if err != nil {
+		return "", err
+	}
+	if ap.Account != r.Caller.AccountID() || (ap.Credential != "" && ap.Credential != r.Caller.ID) {
+		return "", ErrNotFound
 	}
 	if ap.State != Used && time.Now().After(ap.Expires) {
 		return "expired", nil
 	}
 	return string(ap.State), nil
+}
+
+// idOf takes an approval's id from its id, its page's path or its URL:
+// the last path segment.
+func idOf(s string) string {
+	s = strings.TrimRight(s, "/")
+	if i := strings.LastIndexByte(s, '/'); i >= 0 {
+		s = s[i+1:]
+	}
+	return s
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/affordances-go/affordances/internal/mcptools"
 	"github.com/affordances-go/affordances/protocol"
 	"github.com/affordances-go/affordances/site"
+	"github.com/affordances-go/affordances/site/approval"
 )
 
 // callTool returns the handler of an action's tool: the shared
@@ -79,7 +80,7 @@ func (d *siteDoor) Call(ctx context.Context, c mcptools.DoorCall) mcptools.DoorR
 
 // ApprovalStatus implements mcptools.Door.
 func (d *siteDoor) ApprovalStatus(ctx context.Context, approvalURL string) (string, error) {
-	return d.e.site.ApprovalStatus(d.req(ctx), approvalURL)
+	return approval.Status(d.e.site, d.req(ctx), approvalURL)
 }
 
 // CallerID implements mcptools.Door.
