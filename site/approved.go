@@ -1,9 +1,5 @@
 package site
 
-import (
-	"github.com/affordances-go/affordances/protocol"
-)
-
 // ApprovalBasis is implemented by the input of a confirm action whose
 // summary is built from state that can change between the moment a person
 // approves and the moment the action runs, such as the cart an order is
@@ -39,29 +35,6 @@ func (r *Request) CheckApproved(basis string) error {
 		return nil
 	}
 	return ErrApprovalChanged
-}
-
-// approvalChanged answers a call whose action found, where it ran, that
-// the state is not the one the person approved: the state is loaded again
-// and the person is asked again, about what is there now. Nothing ran.
-func (c *call) approvalChanged() *Error {
-	const why = "What the person approved changed before it ran, so nothing ran."
-	st, err := c.page.phaseState(c.r)
-	if err != nil {
-		return c.page.loadFailure(c.r, err)
-	}
-	c.before = st
-	c.r.approved = nil
-	text := c.summary()
-	if e := c.page.checkFault(c.r, st); e != nil {
-		return e
-	}
-	if c.act.summary.Approval && !c.personPresent() {
-		return c.approve(text, why)
-	}
-	e := newError(protocol.CodeConfirmRequired, why+" "+text)
-	e.basis = c.basis()
-	return e
 }
 
 // StandingApprovals decides whether a call that needs the person's

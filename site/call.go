@@ -66,9 +66,9 @@ type decoded struct {
 	// FormBasisField, or the signed state of the MCP door that asked). It
 	// only ever makes the action's check stricter.
 	confirmedBasis string
-	// presence is the proof of presence the form carried
-	// (FormPresenceField), for a people-only action or the person's own
-	// post of an action with approval.
+	// presence is the person's proof the form carried (FormProofField),
+	// for a people-only action or the person's own post of an action with
+	// approval.
 	presence string
 }
 

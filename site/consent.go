@@ -18,8 +18,8 @@ import (
 //
 //  1. presence: the person acting in their own browser, on an action that
 //     needs them (people-only, or one with approval) and about to run,
-//     proves with their passkey that it is them and not an agent driving
-//     the browser, when the site has a [Presence] and the person a passkey;
+//     proves that it is them and not an agent driving the browser, where
+//     a gate of [StagePresence] asks for it (a passkey's assertion);
 //  2. confirmation: a confirm action the person has not confirmed stops
 //     with its summary (confirm_required);
 //  3. standing grant: an agent's call the person approved in advance
@@ -41,8 +41,8 @@ func (c *call) consent() *Error {
 // coreConsent is the core's own part of step 6, checks 1 to 4.
 func (c *call) coreConsent() *Error {
 	person := c.personPresent()
-	if c.needsPresence(person) {
-		if e := c.checkPresence(); e != nil {
+	if c.asksPerson(person) {
+		if e := c.proveThePerson(); e != nil {
 			return e
 		}
 	}
@@ -71,19 +71,6 @@ func (c *call) coreConsent() *Error {
 	return e
 }
 
-// needsPresence reports whether this call asks the person for a proof of
-// presence (when they have a passkey): a people-only action, whoever
-// posts it (an agent was refused it at step 2), and an action with
-// approval that the person is about to run on their own form. The
-// person's first post of such an action, not yet confirmed, is answered
-// with its confirmation, whose form asks for the proof.
-func (c *call) needsPresence(person bool) bool {
-	if c.site.opts.Presence == nil {
-		return false
-	}
-	return c.act.meta.PeopleOnly || (person && c.act.summary.Approval && c.confirm)
-}
-
 // runGates runs the gates of StagePolicy in their order, for a call the
 // core's consent lets through.
 func (c *call) runGates() *Error {
@@ -104,7 +91,10 @@ func (c *call) runGates() *Error {
 // reads ("" where none is asked for).
 func (c *call) consentOf(summary string) *Consent {
 	k := &Consent{Page: c.r.URL.Path, Action: c.act.meta.Name, Input: c.in, Value: c.value, State: c.before,
-		Summary: summary, Confirmed: c.confirm, Approval: c.approvalID}
+		Summary: summary, Confirmed: c.confirm, Approval: c.approvalID, Proof: c.presence, ConfirmedBasis: c.confirmedBasis}
+	if c.input != nil {
+		k.Form = canonicalInput(c.input.identity())
+	}
 	if summary != "" {
 		k.Basis = c.basis()
 		k.Fields = inputFields(c.act.input, c.value)
@@ -134,4 +124,157 @@ func (c *call) gate(g Gate, k *Consent) (err error) {
 		}
 	}()
 	return g(c.r, k)
+}
+
+// asksPerson reports whether this call asks the person for a proof: a
+// people-only action, whoever posts it (an agent was refused it at step
+// 2), and an action with approval that the person is about to run on
+// their own form, on a site with a gate of StagePresence. The person's
+// first post of such an action, not yet confirmed, is answered with its
+// confirmation, whose form asks for the proof.
+func (c *call) asksPerson(person bool) bool {
+	if len(c.site.gates[StagePresence]) == 0 {
+		return false
+	}
+	return c.act.meta.PeopleOnly || (person && c.act.summary.Approval && c.confirm)
+}
+
+// proveThePerson runs the gates of StagePresence for this call.
+func (c *call) proveThePerson() *Error {
+	k := c.consentOf("")
+	for _, g := range c.site.gates[StagePresence] {
+		if e := c.runGate(g, k); e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
+// approve is step 6 for an action with approval called by an agent:
+// nothing runs unless a gate of StageApproval grants the call, with the
+// approval the person gave for exactly this call and summary; a gate that
+// does not asks the person, with an error (AskPerson). reask, when set,
+// says why the person is asked again: the gates then ask anew and grant
+// nothing. A site with no such gate answers internal, and logs why: such
+// an action never runs without the person.
+func (c *call) approve(summary, reask string) *Error {
+	gates := c.site.gates[StageApproval]
+	if len(gates) == 0 {
+		return c.noApprovals()
+	}
+	k := c.consentOf(summary)
+	if reask != "" {
+		k.Reask, k.Approval = reask, ""
+	}
+	if sr, ok := c.site.opts.Grants.Standing.(StandingReasons); ok {
+		k.Beyond = sr.Beyond(c.r, c.act.meta.Name, c.in)
+	}
+	for _, g := range gates {
+		if e := c.runGate(g, k); e != nil {
+			return e
+		}
+		if k.granted != nil {
+			c.r.approved = &approvedCall{basis: *k.granted}
+			return nil
+		}
+	}
+	c.site.opts.Logger.ErrorContext(c.r.Context(), "affordances: no approval gate granted the call or asked the person",
+		"route", c.page.route, "action", c.act.meta.Name)
+	return newInternalError()
+}
+
+// coveredInAdvance asks the site's StandingApprovals whether the person
+// approved this call, whose summary the person would read, in advance,
+// and marks the call so when they did.
+func (c *call) coveredInAdvance(summary string) bool {
+	if c.site.opts.Grants.Standing == nil {
+		return false
+	}
+	basis := c.basis()
+	if !c.site.opts.Grants.Standing.Covers(c.r, c.act.meta.Name, c.in, summary, basis) {
+		return false
+	}
+	c.r.approved = &approvedCall{basis: basis, standing: true}
+	return true
+}
+
+// outsideGrant answers a call that ran on a standing approval and whose
+// action found, where it writes, that it is beyond the grant: nothing
+// ran, and the person is asked, on the approval page for an action with
+// approval.
+func (c *call) outsideGrant() *Error {
+	const why = "That is beyond what the person allowed in advance, so nothing ran."
+	c.r.approved = nil
+	text := c.summary()
+	if c.act.summary.Approval {
+		return c.approve(text, why)
+	}
+	e := newError(protocol.CodeConfirmRequired, why+" "+text)
+	e.basis = c.basis()
+	return e
+}
+
+// noApprovals answers a call that needs the person's approval on a site
+// that has nobody to ask: nothing runs, and the log says why.
+func (c *call) noApprovals() *Error {
+	c.site.opts.Logger.ErrorContext(c.r.Context(), "affordances: the action needs the person's approval, and the site has no Approvals: plug in a gate of StageApproval (docs/architecture.md)",
+		"route", c.page.route, "action", c.act.meta.Name)
+	return newInternalError()
+}
+
+// approvalChanged answers a call whose action found, where it ran, that
+// the state is not the one the person approved: the state is loaded again
+// and the person is asked again, about what is there now. Nothing ran.
+func (c *call) approvalChanged() *Error {
+	const why = "What the person approved changed before it ran, so nothing ran."
+	st, err := c.page.phaseState(c.r)
+	if err != nil {
+		return c.page.loadFailure(c.r, err)
+	}
+	c.before = st
+	c.r.approved = nil
+	text := c.summary()
+	if e := c.page.checkFault(c.r, st); e != nil {
+		return e
+	}
+	if c.act.summary.Approval && !c.personPresent() {
+		return c.approve(text, why)
+	}
+	e := newError(protocol.CodeConfirmRequired, why+" "+text)
+	e.basis = c.basis()
+	return e
+}
+
+// basis is what the summary was built from, as the input's
+// [ApprovalBasis] tells it; "" when the input has none.
+func (c *call) basis() (b string) {
+	ab, ok := c.in.(ApprovalBasis)
+	if !ok {
+		return ""
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			c.before.recordPanic(p)
+			b = ""
+		}
+	}()
+	return ab.Basis(c.r, c.before)
+}
+
+// summary is what a confirm action would do, for the approving person.
+func (c *call) summary() (text string) {
+	if s, ok := c.in.(Summarizer); ok {
+		defer func() {
+			if p := recover(); p != nil {
+				c.before.recordPanic(p)
+			}
+		}()
+		if text := s.Summary(c.r, c.before); text != "" {
+			return text
+		}
+	}
+	if d := c.act.meta.Description; d != "" {
+		return "Confirm: " + d
+	}
+	return "Confirm " + c.act.meta.Name
 }

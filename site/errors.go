@@ -242,3 +242,20 @@ var (
 	// approval page.
 	ErrOutsideGrant = errors.New("site: the call is outside the caller's standing approval")
 )
+
+// Forbidden returns the error of a gate that refuses a caller who may not
+// do this now, such as a person whose proof did not verify: the call
+// answers unauthorized (403) with the message, and nothing runs.
+func Forbidden(format string, args ...any) error {
+	return newError(protocol.CodeUnauthorized, fmt.Sprintf(format, args...)).withStatus(http.StatusForbidden)
+}
+
+// AskPerson returns the error of a gate of StageApproval that sends the
+// person to url (an approval page, its path) to decide: the call answers
+// confirm_required with message, for the person, and with url as its
+// approvalUrl, which every door passes on in its own terms. Nothing ran.
+func AskPerson(url, message string) error {
+	e := newError(protocol.CodeConfirmRequired, message)
+	e.approvalURL = url
+	return e
+}

@@ -74,7 +74,7 @@ func (x *Extender) Site() *Site { return x.s }
 // the gates of one stage run in the order they were added. A nil g, or a
 // stage that is none of the package's, panics.
 func (x *Extender) Gate(stage Stage, g Gate) {
-	if g == nil || stage < StageApproval || stage > StagePolicy {
+	if g == nil || stage < StagePresence || stage > StagePolicy {
 		panic(fmt.Sprintf("site: Extender.Gate(%d, %v): a gate needs a stage of the package's and a function", stage, g != nil))
 	}
 	x.s.gates[stage] = append(x.s.gates[stage], g)
@@ -101,6 +101,10 @@ func (x *Extender) ServeScript(path string, js []byte) template.HTML {
 	return jsfile.Tag(path, jsfile.Integrity(js))
 }
 
+// Scripts returns the tags of the scripts the extensions put on every
+// page ([Extender.Script]), for a page an extension renders itself.
+func (s *Site) Scripts() template.HTML { return s.scripts }
+
 // Script adds a script tag that every page the site renders loads in its
 // head ({{.Scripts}} in a page's layout; [View.Scripts]), such as the
 // script of a door that lives in the person's browser. A tag that is no
@@ -124,11 +128,17 @@ func scriptTag(s string) bool {
 type Stage uint8
 
 const (
+	// StagePresence proves that the person, not an agent that drives
+	// their browser, acts: it runs for the person's own call of an action
+	// that needs them (people-only, or with approval) about to run, and
+	// checks the call's proof ([Consent.Proof], bound to
+	// [Consent.Binding]), answering [Forbidden] without a good one.
+	StagePresence Stage = iota + 1
 	// StageApproval decides an agent's call of an action with approval
 	// that no standing grant covered: a gate grants it ([Consent.Grant])
 	// on the person's approval of exactly this call, or asks the person
 	// ([AskPerson]). The first gate that does either decides.
-	StageApproval Stage = iota + 1
+	StageApproval
 	// StagePolicy holds back any call the checks before it let through:
 	// an application's own rules. A gate here can only stop a call.
 	StagePolicy
@@ -170,6 +180,11 @@ type Consent struct {
 	// Beyond says why the call is beyond the caller's standing approval
 	// ([StandingReasons]), for the person; "" otherwise.
 	Beyond string
+	// Proof is the person's proof the form carried ([FormProofField]),
+	// ConfirmedBasis the basis of the summary the person confirmed on
+	// their own form, and Form the whole input as the door had it, in
+	// canonical JSON: what a proof binds ([Consent.Binding]).
+	Proof, ConfirmedBasis, Form string
 
 	granted *string // the basis the person approved, once a gate granted the call
 }

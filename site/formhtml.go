@@ -73,8 +73,12 @@ func (v *View) appFields() map[string]string {
 	return nil
 }
 
-// presence reports whether a's form carries a proof of presence: a
-// people-only action, or one with approval, of a site with a Presence.
+// presence reports whether a's form carries the person's proof: a
+// people-only action, or one with approval, of a site that proves the
+// person (a gate of StagePresence).
 func (v *View) presence(a *action) bool {
-	return a != nil && a.presenceNeeded() && v.page.site.opts.Presence != nil
+	return a != nil && a.needsPerson() && v.page.site.provesPerson()
 }
+
+// provesPerson reports whether the site has a gate of StagePresence.
+func (s *Site) provesPerson() bool { return len(s.gates[StagePresence]) > 0 }

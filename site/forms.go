@@ -128,7 +128,7 @@ func (d *decoded) parseForm(values url.Values) *Error {
 	d.confirm = values.Get(FormConfirmField) == "true"
 	d.personActs = true
 	d.confirmedBasis = values.Get(FormBasisField)
-	d.presence = values.Get(FormPresenceField)
+	d.presence = values.Get(FormProofField)
 	d.approvalID = approvalID(values.Get(FormApprovalField))
 	fields := formFields{}
 	for k, v := range values {
@@ -204,15 +204,14 @@ type ConfirmData struct {
 	// bearer token) and the action needs the person's approval on the
 	// site: there is no button to press, the person approves there.
 	ApprovalURL string
-	// PresenceScript is the tag of the script of presence when the site
-	// proves presence, as [View.PresenceScript].
-	PresenceScript template.HTML
-	// Presence is set when the confirmation's form carries a proof of
-	// presence (a people-only action, or one with approval, on a site
-	// with a Presence): the form needs the data-presence attribute, and
-	// the script asks the person's passkey, if they have one, before it
-	// is posted.
-	Presence bool
+	// Scripts are the tags of the extensions' scripts, as [View.Scripts].
+	Scripts template.HTML
+	// AsksPerson is set when the confirmation's form carries the person's
+	// proof (a people-only action, or one with approval, on a site that
+	// proves the person): the form needs the data-presence attribute, and
+	// the proving extension's script asks for the proof, where the person
+	// has what gives it, before the form is posted.
+	AsksPerson bool
 	// Request is the request being answered.
 	Request *Request
 }
@@ -260,10 +259,8 @@ func (s *Site) renderConfirm(w http.ResponseWriter, c *call, e *Error) {
 		}
 	}
 	d.ApprovalURL = e.approvalURL
-	if s.opts.Presence != nil {
-		d.PresenceScript = PresenceScriptTag
-		d.Presence = c.act.presenceNeeded() && d.ApprovalURL == ""
-	}
+	d.Scripts = s.scripts
+	d.AsksPerson = s.provesPerson() && c.act.needsPerson() && d.ApprovalURL == ""
 	var buf bytes.Buffer
 	if err := s.opts.ConfirmView.Execute(&buf, d); err != nil {
 		s.opts.Logger.ErrorContext(c.r.Context(), "affordances: rendering confirmation", "route", c.page.route, "err", err)

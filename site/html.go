@@ -51,21 +51,10 @@ func (v *View) Entities() map[string]any {
 	return v.State.entities
 }
 
-// PresenceScript returns the tag of the script of presence
-// ([PresenceScriptPath]) when the site proves presence
-// ([Options.Presence]), and nothing when it does not: a layout puts
-// {{.PresenceScript}} in every page's head, and a site without passkeys
-// asks for no script it does not serve.
-func (v *View) PresenceScript() template.HTML {
-	if v.page == nil || v.page.site.opts.Presence == nil {
-		return ""
-	}
-	return PresenceScriptTag
-}
-
 // Scripts returns the script tags the site's extensions add to every
-// page it renders ([Extender.Script]), for the page's head: a layout
-// puts {{.Scripts}} there, beside {{.PresenceScript}}.
+// page it renders ([Extender.Script]), such as the script that asks for
+// the person's proof, for the page's head: a layout puts {{.Scripts}}
+// there.
 func (v *View) Scripts() template.HTML {
 	if v.page == nil {
 		return ""
@@ -73,13 +62,13 @@ func (v *View) Scripts() template.HTML {
 	return v.page.site.scripts
 }
 
-// NeedsPresence reports whether the form of the named action carries a
-// proof of presence on this page: a people-only action, or one with
-// approval, on a site with a [Presence]. A form written by hand marks
-// itself {{if .NeedsPresence "placeOrder"}} data-presence{{end}} and
-// writes its hidden fields with actionFields; the library's forms
+// AsksPerson reports whether the form of the named action carries the
+// person's proof on this page: a people-only action, or one with
+// approval, on a site with a gate of [StagePresence]. A form written by
+// hand marks itself {{if .AsksPerson "placeOrder"}} data-presence{{end}}
+// and writes its hidden fields with actionFields; the library's forms
 // (actionForm) and its confirmation page do both themselves.
-func (v *View) NeedsPresence(name string) bool {
+func (v *View) AsksPerson(name string) bool {
 	return v.page != nil && v.presence(v.page.byName[name])
 }
 

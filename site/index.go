@@ -86,3 +86,15 @@ func (s *Site) scopes() []string {
 	}
 	return out
 }
+
+// needsApprovals reports whether some action of the site has approval.
+func (s *Site) needsApprovals() bool {
+	for _, p := range s.pages {
+		for _, a := range p.actions {
+			if a.summary.Approval {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -110,11 +110,6 @@ type Options struct {
 	// Idempotency keeps the Idempotency-Keys of calls.
 	Idempotency IdempotencyOptions
 
-	// Presence, when set, asks a person who has a passkey to prove they
-	// are there (a user-verified assertion bound to exactly what runs)
-	// for people-only actions and on the approval page (see [Presence];
-	// an extension implements it with passkeys). Default: none.
-	Presence Presence
 	// Unreachable reports whether an error of the site's code (a loader,
 	// an action, the authenticator, the idempotency store) means its data
 	// could not be reached for a moment: such a failure answers 503

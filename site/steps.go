@@ -206,40 +206,6 @@ func (c *call) inputGuard(st *State) (ok bool, reason string) {
 	return ok, reason
 }
 
-// basis is what the summary was built from, as the input's
-// [ApprovalBasis] tells it; "" when the input has none.
-func (c *call) basis() (b string) {
-	ab, ok := c.in.(ApprovalBasis)
-	if !ok {
-		return ""
-	}
-	defer func() {
-		if p := recover(); p != nil {
-			c.before.recordPanic(p)
-			b = ""
-		}
-	}()
-	return ab.Basis(c.r, c.before)
-}
-
-// summary is what a confirm action would do, for the approving person.
-func (c *call) summary() (text string) {
-	if s, ok := c.in.(Summarizer); ok {
-		defer func() {
-			if p := recover(); p != nil {
-				c.before.recordPanic(p)
-			}
-		}()
-		if text := s.Summary(c.r, c.before); text != "" {
-			return text
-		}
-	}
-	if d := c.act.meta.Description; d != "" {
-		return "Confirm: " + d
-	}
-	return "Confirm " + c.act.meta.Name
-}
-
 // run is step 7: run the action, load the state again, and build the
 // delta. An action that declines with an [Error] answers with it; any
 // other error, or a panic, is internal and logged.

@@ -33,6 +33,11 @@ type Options struct {
 	// View renders an approval page from a [PageData]. Default:
 	// [DefaultView].
 	View *template.Template
+	// Presence, when set, asks a person who has a passkey to confirm
+	// their approval with it ([Prover]; package site/presence's Passkeys
+	// is one). Default: none, and the page says that an agent in the
+	// browser could press its button.
+	Presence Prover
 	// PasskeysURL is where a person adds a passkey (their account page),
 	// for the approval page to link to when they have none and the site
 	// has Presence. Default: no link.
@@ -79,7 +84,8 @@ func Mount(s *site.Site, o *Options) {
 		SignIn:     func(back string) string { return site.WithReturn(opts.SignInURL, back) },
 		SameOrigin: func(hr *http.Request) bool { return s.CheckOrigin(hr) == nil },
 		PageState:  func(hr *http.Request, path string) (any, map[string]any) { return pageState(s, hr, path) },
-		Presence:   s.Presence(), PresenceRequest: s.NewPageRequest, Origin: s.Origin, PasskeysURL: opts.PasskeysURL,
+		Presence:   opts.Presence, PresenceRequest: s.NewPageRequest, Origin: s.Origin, PasskeysURL: opts.PasskeysURL,
+		Scripts: s.Scripts,
 	}
 	s.Extend(site.ExtensionFunc(func(x *site.Extender) {
 		x.Door(opts.Path+"{id}", pages)

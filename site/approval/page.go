@@ -48,8 +48,11 @@ type Page struct {
 	// header from them); nil when it cannot be loaded.
 	PageState func(r *http.Request, path string) (state any, entities map[string]any)
 	// Presence, when set, asks a person who has a passkey for a proof of
-	// presence bound to the approval before it is given (site.Presence).
-	Presence site.Presence
+	// presence bound to the approval before it is given ([Prover]).
+	Presence Prover
+	// Scripts returns the tags of the site's scripts for every page
+	// (site.Site.Scripts), the proving extension's among them.
+	Scripts func() template.HTML
 	// PresenceRequest finds the caller as Presence takes it.
 	PresenceRequest func(r *http.Request) (*site.Request, error)
 	// Origin is the site's origin, which a proof of presence binds.
@@ -103,12 +106,13 @@ type PageData struct {
 	// browser (put it in a <script type="application/json"> with the id
 	// PresenceAskID, and mark the form data-presence
 	// data-presence-options=PresenceAskID, with a hidden _presence
-	// field), and PresenceScript the script's tag. PresenceError says why
-	// a proof was refused.
-	Presence       bool
-	PresenceAsk    template.JS
-	PresenceScript template.HTML
-	PresenceError  string
+	// field). PresenceError says why a proof was refused.
+	Presence      bool
+	PresenceAsk   template.JS
+	PresenceError string
+	// Scripts are the tags of the site's scripts for every page, the
+	// script that asks for the passkey among them, for the page's head.
+	Scripts template.HTML
 	// PasskeysURL is where the person adds a passkey, when they have
 	// none and the site offers them.
 	PasskeysURL string
@@ -243,6 +247,9 @@ func (p *Page) decide(w http.ResponseWriter, hr *http.Request, v Visitor, a Appr
 
 func (p *Page) render(w http.ResponseWriter, v Visitor, d PageData, status int) {
 	d.Request = v.Request
+	if p.Scripts != nil {
+		d.Scripts = p.Scripts()
+	}
 	if d.Approval.ID != "" {
 		d.Title = words.FromIdentifier(d.Approval.Action)
 		d.Agent = d.Approval.Agent

@@ -1,6 +1,7 @@
 package approval
 
 import (
+	"encoding/json"
 	"errors"
 	"html/template"
 	"net/http"
@@ -12,12 +13,25 @@ import (
 // presence on an approval page (PageData.PresenceAsk).
 const PresenceAskID = "affordances-presence-ask"
 
+// Prover proves that the person, not an agent that drives their browser,
+// decides: package site/presence's Passkeys is one. The approval page
+// asks a person who must prove it (Required) for a user-verified
+// assertion whose challenge binds the approval (Challenge), and takes the
+// decision only with it (Verify). A refusal of Verify whose error has a
+// method Reason() string is shown to the person with that reason; any
+// other error is a failure of the Prover's own.
+type Prover interface {
+	Required(r *site.Request) (bool, error)
+	Challenge(r *site.Request, b site.Binding) (json.RawMessage, error)
+	Verify(r *site.Request, b site.Binding, proof string) error
+}
+
 // binding is what a proof of presence for approval a binds: the site,
 // the page, the action, the input (its digest, a hash over the whole
 // input), the summary the person reads, the credential that asked, the
 // approval and its expiry.
-func (p *Page) binding(hr *http.Request, a Approval) site.PresenceBinding {
-	return site.PresenceBinding{Origin: p.Origin(hr), Page: a.Page, Action: a.Action, Input: a.Input,
+func (p *Page) binding(hr *http.Request, a Approval) site.Binding {
+	return site.Binding{Origin: p.Origin(hr), Page: a.Page, Action: a.Action, Input: a.Input,
 		Summary: a.Summary, Credential: a.Credential, Approval: a.ID, Expires: a.Expires}
 }
 
@@ -41,7 +55,6 @@ func (p *Page) askPresence(hr *http.Request, d *PageData) error {
 		return err
 	}
 	d.Presence, d.PresenceAsk = true, template.JS(ask)
-	d.PresenceScript = site.PresenceScriptTag
 	return nil
 }
 
@@ -60,14 +73,14 @@ func (p *Page) checkPresence(hr *http.Request, a Approval) (refused string, err 
 	if err != nil || !need {
 		return "", err
 	}
-	proof := hr.PostFormValue(site.FormPresenceField)
+	proof := hr.PostFormValue(site.FormProofField)
 	if proof == "" {
 		return "confirm with your passkey: this needs you, not only your browser", nil
 	}
 	if err := p.Presence.Verify(r, p.binding(hr, a), proof); err != nil {
-		var pe *site.PresenceError
-		if errors.As(err, &pe) {
-			return "your passkey did not confirm this: " + pe.Reason, nil
+		var refused interface{ Reason() string }
+		if errors.As(err, &refused) {
+			return "your passkey did not confirm this: " + refused.Reason(), nil
 		}
 		return "", err
 	}

@@ -28,7 +28,7 @@ a { color: #2f5d50; }
 .input dd { margin: 0; font-weight: 600; overflow-wrap: anywhere; }
 .why, .presence { color: #55524b; font-size: .95rem; }
 </style>
-{{.PresenceScript}}
+{{.Scripts}}
 </head>
 <body>
 <main>

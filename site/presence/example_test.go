@@ -9,11 +9,13 @@ import (
 
 	"github.com/affordances-go/affordances/protocol"
 	"github.com/affordances-go/affordances/site"
+	"github.com/affordances-go/affordances/site/approval"
 	"github.com/affordances-go/affordances/site/presence"
 )
 
-// Plug passkeys into a site: people-only actions and approvals then need
-// the person's passkey, once they have one. The site serves the pages'
+// Plug passkeys into a site, and into its approval page: people-only
+// actions, the person's own orders and approvals then need the person's
+// passkey, once they have one. The site serves the pages'
 // script and the challenges its forms ask for.
 func ExampleMount() {
 	passkeys, err := presence.New(presence.Options{RPID: "shop.example", RPName: "Shop",
@@ -25,10 +27,10 @@ func ExampleMount() {
 		Auth: site.AuthFunc(func(r *http.Request) (site.Caller, error) {
 			return site.Caller{ID: "sess-1", Account: "ann", Mode: protocol.AuthCookie, SignedIn: true}, nil
 		}),
-		Presence: passkeys,
-		Logger:   slog.New(slog.DiscardHandler),
+		Logger: slog.New(slog.DiscardHandler),
 	})
 	presence.Mount(s, passkeys)
+	approval.Mount(s, &approval.Options{Presence: passkeys, Logger: slog.New(slog.DiscardHandler)})
 
 	res := httptest.NewRecorder()
 	s.ServeHTTP(res, httptest.NewRequest("GET", "https://shop.example"+presence.ScriptPath, nil))

@@ -3,6 +3,8 @@ package presence
 import (
 	_ "embed" // the pages' script
 	"encoding/json"
+	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 
@@ -22,8 +24,9 @@ const (
 	RegisterPath = Path + "/register"
 	// SignInPath is the options of a sign-in with a passkey (a POST).
 	SignInPath = Path + "/signin"
-	// ScriptPath is the pages' script (site.PresenceScriptPath).
-	ScriptPath = site.PresenceScriptPath
+	// ScriptPath is the pages' script, which every page the site renders
+	// loads ({{.Scripts}}).
+	ScriptPath = "/_affordances/presence.js"
 )
 
 // ScriptIntegrity is the script's Subresource Integrity value.
@@ -39,15 +42,43 @@ var ScriptTag = jsfile.Tag(ScriptPath, ScriptIntegrity)
 // are given only to a request with the site's Origin; a new passkey's
 // options only to a signed-in person. A failure is answered, and
 // logged, as the site answers every extension's (site.Site.WriteError).
-// Plug p into the site with site.Options.Presence as well.
+// And it adds p's gate to step 6 (site.StagePresence): the person's own
+// call of an action that needs them (people-only, or with approval) runs,
+// for a person who has a passkey, only with an assertion bound to exactly
+// that call. For the approval page, give p to approval.Options.Presence.
 func Mount(s *site.Site, p *Passkeys) {
 	m := &mounted{s: s, p: p}
 	s.Extend(site.ExtensionFunc(func(x *site.Extender) {
 		x.Door(Path, http.HandlerFunc(m.challenge))
 		x.Door(RegisterPath, http.HandlerFunc(m.register))
 		x.Door(SignInPath, http.HandlerFunc(m.signIn))
-		x.ServeScript(ScriptPath, script)
+		x.Script(x.ServeScript(ScriptPath, script))
+		x.Gate(site.StagePresence, m.gate)
 	}))
+}
+
+// gate is p's gate at step 6: a person who has a passkey proves that it
+// is them, with an assertion bound to exactly the call; nothing runs
+// without it.
+func (m *mounted) gate(r *site.Request, c *site.Consent) error {
+	need, err := m.p.Required(r)
+	if err != nil {
+		return fmt.Errorf("checking presence: %w", err)
+	}
+	if !need {
+		return nil
+	}
+	if c.Proof == "" {
+		return site.Forbidden("confirm with your passkey: this needs you, not only your browser")
+	}
+	if err := m.p.Verify(r, c.Binding(r, m.s.Origin(r.Request)), c.Proof); err != nil {
+		var refused *Refusal
+		if errors.As(err, &refused) {
+			return site.Forbidden("your passkey did not confirm this: %s", refused.Reason())
+		}
+		return fmt.Errorf("verifying presence: %w", err)
+	}
+	return nil
 }
 
 type mounted struct {
@@ -85,7 +116,7 @@ func (m *mounted) challenge(w http.ResponseWriter, hr *http.Request) {
 	}
 	page := form.Get("_page")
 	form.Del("_page")
-	r, b, err := m.s.FormPresence(hr, page, form)
+	r, c, err := m.s.FormConsent(hr, page, form)
 	if err != nil {
 		m.fail(w, hr, err)
 		return
@@ -94,7 +125,7 @@ func (m *mounted) challenge(w http.ResponseWriter, hr *http.Request) {
 		http.Error(w, "sign in first", http.StatusUnauthorized)
 		return
 	}
-	ask, err := m.p.Challenge(r, b)
+	ask, err := m.p.Challenge(r, c.Binding(r, m.s.Origin(hr)))
 	m.answer(w, hr, ask, err)
 }
 

@@ -2,11 +2,12 @@
 // there: not an agent that runs in their browser, which holds their
 // cookie and can click their buttons, but not their finger or their PIN.
 //
-// [Passkeys] implements site.Presence. For an account with a passkey, a
+// [Passkeys] proves presence for a site (Mount) and its approval page
+// (approval.Prover). For an account with a passkey, a
 // people-only action (site.Action.PeopleOnly) and an approval on the
 // approval page (package site/approval) need a user-verified assertion of
 // one of its passkeys whose challenge binds exactly what will run
-// (site.PresenceBinding: the site, the page, the action, the whole input,
+// (site.Binding: the site, the page, the action, the whole input,
 // the summary shown, the credential that asked, the approval and its
 // expiry), made on this site, once. The server checks the origin, the RP
 // ID, the user-verified flag, the signature, the signature counter, and
@@ -57,7 +58,8 @@ type Options struct {
 	Accounts func(ctx context.Context, account string) (name, displayName string)
 }
 
-// Passkeys proves presence with passkeys: it implements site.Presence.
+// Passkeys proves presence with passkeys: Mount plugs it into a site as a
+// gate of step 6, and it is an approval.Prover.
 type Passkeys struct {
 	o  Options
 	wa *webauthn.WebAuthn
@@ -130,7 +132,7 @@ func (p *Passkeys) Has(ctx context.Context, account string) (bool, error) {
 	return len(cs) > 0, err
 }
 
-// Required implements site.Presence: the person must prove presence when
+// Required implements approval.Prover: the person must prove presence when
 // their account has a passkey.
 func (p *Passkeys) Required(r *site.Request) (bool, error) {
 	if !r.Caller.SignedIn {
@@ -141,7 +143,7 @@ func (p *Passkeys) Required(r *site.Request) (bool, error) {
 
 // challengeFor is the challenge of a nonce and a binding: what the
 // authenticator signs, so that its signature holds only for that binding.
-func challengeFor(nonce string, b site.PresenceBinding) []byte {
+func challengeFor(nonce string, b site.Binding) []byte {
 	h := sha256.New()
 	h.Write([]byte("affordances presence\x00" + nonce + "\x00"))
 	h.Write(b.Digest())
@@ -165,10 +167,10 @@ type Ask struct {
 	Mediation string `json:"mediation,omitempty"`
 }
 
-// Challenge implements site.Presence: the options of an assertion by one
+// Challenge implements approval.Prover: the options of an assertion by one
 // of the person's passkeys, user verification required, whose challenge
 // binds b.
-func (p *Passkeys) Challenge(r *site.Request, b site.PresenceBinding) (json.RawMessage, error) {
+func (p *Passkeys) Challenge(r *site.Request, b site.Binding) (json.RawMessage, error) {
 	ctx := r.Context()
 	u, _, err := p.userOf(ctx, r.Caller.AccountID())
 	if err != nil {
@@ -202,7 +204,7 @@ func (p *Passkeys) put(ctx context.Context, nonce, account, kind string, session
 }
 
 // take takes a ceremony's session by its nonce, once, for account and of
-// kind; a refusal is a *site.PresenceError.
+// kind; a refusal is a *Refusal.
 func (p *Passkeys) take(ctx context.Context, nonce, account, kind string) (webauthn.SessionData, error) {
 	var session webauthn.SessionData
 	ch, err := p.o.Store.TakeChallenge(ctx, nonce)
@@ -222,9 +224,18 @@ func (p *Passkeys) take(ctx context.Context, nonce, account, kind string) (webau
 	return session, nil
 }
 
-func refuse(reason string) error { return &site.PresenceError{Reason: reason} }
+func refuse(reason string) error { return &Refusal{reason: reason} }
 
-// Proof is what the page's script posts in site.FormPresenceField: the
+// Refusal is a proof of presence that is refused: Reason says why, for the
+// person. Any other error of Passkeys is a failure of its own.
+type Refusal struct{ reason string }
+
+func (e *Refusal) Error() string { return "presence: " + e.reason }
+
+// Reason says why the proof was refused, in words for the person.
+func (e *Refusal) Reason() string { return e.reason }
+
+// Proof is what the page's script posts in site.FormProofField: the
 // nonce of the challenge it was given, and the browser's answer, as
 // WebAuthn's JSON encoding of a PublicKeyCredential.
 type Proof struct {
@@ -232,11 +243,11 @@ type Proof struct {
 	Credential json.RawMessage `json:"credential"`
 }
 
-// Verify implements site.Presence: the proof must answer a challenge
+// Verify implements approval.Prover: the proof must answer a challenge
 // given to this account for exactly b, not used before, with one of its
 // passkeys, on this site's origin and RP ID, user verified, its
 // signature counter moving on.
-func (p *Passkeys) Verify(r *site.Request, b site.PresenceBinding, proof string) error {
+func (p *Passkeys) Verify(r *site.Request, b site.Binding, proof string) error {
 	var pr Proof
 	if err := json.Unmarshal([]byte(proof), &pr); err != nil || pr.Nonce == "" || len(pr.Credential) == 0 {
 		return refuse("the confirmation could not be read")

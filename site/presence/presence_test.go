@@ -49,11 +49,11 @@ func enrol(t *testing.T, p *Passkeys, account string) *softKey {
 }
 
 func refused(err error) bool {
-	var pe *site.PresenceError
+	var pe *Refusal
 	return errors.As(err, &pe)
 }
 
-var approvalOf = site.PresenceBinding{Origin: testOrigin, Page: "/checkout", Action: "placeOrder",
+var approvalOf = site.Binding{Origin: testOrigin, Page: "/checkout", Action: "placeOrder",
 	Input: "digest-of-the-input", Summary: "Place an order of 1 item. Total: 29.00 EUR.", Credential: "tok-1",
 	Approval: "AAAA", Expires: time.Unix(1_900_000_000, 0)}
 
@@ -84,15 +84,15 @@ func TestPasskeys_AnAssertionBindsExactlyWhatRuns(t *testing.T) {
 		t.Fatalf("a replay: %v", err)
 	}
 
-	others := map[string]func(b *site.PresenceBinding){
-		"another input":    func(b *site.PresenceBinding) { b.Input = "digest-of-another-input" },
-		"another amount":   func(b *site.PresenceBinding) { b.Summary = strings.Replace(b.Summary, "29.00", "290.00", 1) },
-		"another approval": func(b *site.PresenceBinding) { b.Approval = "BBBB" },
-		"another page":     func(b *site.PresenceBinding) { b.Page = "/account" },
-		"another action":   func(b *site.PresenceBinding) { b.Action = "cancelOrder" },
-		"another agent":    func(b *site.PresenceBinding) { b.Credential = "tok-2" },
-		"another expiry":   func(b *site.PresenceBinding) { b.Expires = b.Expires.Add(time.Hour) },
-		"another site":     func(b *site.PresenceBinding) { b.Origin = "https://evil.example" },
+	others := map[string]func(b *site.Binding){
+		"another input":    func(b *site.Binding) { b.Input = "digest-of-another-input" },
+		"another amount":   func(b *site.Binding) { b.Summary = strings.Replace(b.Summary, "29.00", "290.00", 1) },
+		"another approval": func(b *site.Binding) { b.Approval = "BBBB" },
+		"another page":     func(b *site.Binding) { b.Page = "/account" },
+		"another action":   func(b *site.Binding) { b.Action = "cancelOrder" },
+		"another agent":    func(b *site.Binding) { b.Credential = "tok-2" },
+		"another expiry":   func(b *site.Binding) { b.Expires = b.Expires.Add(time.Hour) },
+		"another site":     func(b *site.Binding) { b.Origin = "https://evil.example" },
 	}
 	for name, change := range others {
 		ask, _ := p.Challenge(r, approvalOf)

@@ -18,7 +18,7 @@ import (
 // in on its own page; what makes the passkey theirs is the people-only
 // action that finishes it (FinishRegistration): the account's password
 // typed again for its first passkey, a proof of presence by an existing
-// one for any later (site.Options.Presence), so that an agent that drives
+// one for any later (Mount), so that an agent that drives
 // the browser cannot enrol an authenticator of its own.
 func (p *Passkeys) Register(ctx context.Context, account string) (json.RawMessage, error) {
 	u, _, err := p.userOf(ctx, account)
@@ -44,7 +44,7 @@ func (p *Passkeys) Register(ctx context.Context, account string) (json.RawMessag
 
 // FinishRegistration checks the browser's answer to Register's options
 // (response: WebAuthn's JSON of the new PublicKeyCredential), once, and
-// stores the passkey under name. A refusal is a *site.PresenceError.
+// stores the passkey under name. A refusal is a *Refusal.
 func (p *Passkeys) FinishRegistration(ctx context.Context, account, nonce string, response json.RawMessage, name string) (Credential, error) {
 	session, err := p.take(ctx, nonce, account, "register")
 	if err != nil {
@@ -100,7 +100,7 @@ func (p *Passkeys) SignIn(ctx context.Context) (json.RawMessage, error) {
 
 // FinishSignIn checks the browser's answer to SignIn's options, once,
 // and returns the account whose passkey made it. A refusal is a
-// *site.PresenceError.
+// *Refusal.
 func (p *Passkeys) FinishSignIn(ctx context.Context, nonce string, response json.RawMessage) (string, error) {
 	session, err := p.take(ctx, nonce, "", "signin")
 	if err != nil {

@@ -62,8 +62,8 @@ func newTestSite(t *testing.T) *testSite {
 		}
 		return site.Caller{}, nil
 	})
-	s := site.New(site.Options{Auth: auth, Presence: ts.p, Logger: slog.New(slog.DiscardHandler)})
-	approval.Mount(s, &approval.Options{Logger: slog.New(slog.DiscardHandler)})
+	s := site.New(site.Options{Auth: auth, Logger: slog.New(slog.DiscardHandler)})
+	approval.Mount(s, &approval.Options{Presence: ts.p, Logger: slog.New(slog.DiscardHandler)})
 	Mount(s, ts.p)
 	p := s.Page("/account", site.PageOptions{Load: func(r *site.Request) (*site.State, error) { return &site.State{}, nil }})
 	site.Handle(p, site.Action{Name: "makeKey", Expose: protocol.ExposeSession, PeopleOnly: true},
@@ -127,7 +127,7 @@ func TestSite_PresenceOnTheFormsAndTheApprovalPage(t *testing.T) {
 		for key, v := range f {
 			g[key] = v
 		}
-		g.Set(site.FormPresenceField, proof)
+		g.Set(site.FormProofField, proof)
 		return g
 	}
 	wider := url.Values{"_action": {"makeKey"}, "label": {"laptop"}, "limit": {"5000"}}
@@ -179,7 +179,7 @@ func TestSite_PresenceOnTheFormsAndTheApprovalPage(t *testing.T) {
 	approve := func(u, proof string) int {
 		f := url.Values{"_decision": {"approve"}}
 		if proof != "" {
-			f.Set(site.FormPresenceField, proof)
+			f.Set(site.FormProofField, proof)
 		}
 		code, _ := ts.post(t, u, f, cookie...)
 		return code
@@ -259,7 +259,7 @@ func TestSite_PresenceOnTheFormOfAnActionWithApproval(t *testing.T) {
 		for key, v := range f {
 			g[key] = v
 		}
-		g.Set(site.FormPresenceField, proof)
+		g.Set(site.FormProofField, proof)
 		return g
 	}
 	for _, other := range []url.Values{

@@ -25,7 +25,7 @@ func Template(t *template.Template) (*template.Template, error) {
 // page is the whole page [Kit.Mount] serves.
 const page = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>API tokens</title>{{affordancesLink}}{{if presence}}` + string(site.PresenceScriptTag) + `{{end}}</head>
+<title>API tokens</title>{{affordancesLink}}{{.Scripts}}</head>
 <body><main>{{with .Flash}}<p role="status">{{.}}</p>{{end}}{{template "affordances-tokens" .}}</main></body></html>`
 
 // MountOptions describe the page [Kit.Mount] adds.
@@ -49,7 +49,7 @@ func (k *Kit) Mount(s *site.Site, pattern string, o MountOptions) *site.Page {
 		o.Description = "The signed-in person's API tokens"
 	}
 	if o.View == nil {
-		t := template.New("page").Funcs(site.Funcs()).Funcs(template.FuncMap{"presence": func() bool { return s.Presence() != nil }})
+		t := template.New("page").Funcs(site.Funcs())
 		o.View = template.Must(Template(template.Must(t.Parse(page))))
 	}
 	p := s.Page(pattern, site.PageOptions{

@@ -13,10 +13,11 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"github.com/affordances-go/affordances/site/tokens"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/affordances-go/affordances/site/tokens"
 )
 
 // User is a shop account.

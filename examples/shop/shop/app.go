@@ -141,13 +141,8 @@ func New(store *Store, opts Options) *App {
 	if a.passkeys, err = newPasskeys(store, opts, a.log); err != nil {
 		panic("shop: " + err.Error())
 	}
-	var pres site.Presence
-	if a.passkeys != nil {
-		pres = a.passkeys
-	}
 	a.site = site.New(site.Options{
-		Presence: pres,
-		Name:     "Heavyweight Supply",
+		Name: "Heavyweight Supply",
 		// The discovery files (llms.txt, the AI catalog, the MCP server
 		// card) come from the index; these are what a person might ask.
 		Discovery: site.DiscoveryOptions{
@@ -174,9 +169,13 @@ func New(store *Store, opts Options) *App {
 	})
 	if a.approvals {
 		// The person approves an agent's order on the site itself.
-		approval.Mount(a.site, &approval.Options{Store: store.Approvals(), SignInURL: "/login", Logger: opts.Logger, PasskeysURL: "/account#passkeys",
+		ao := &approval.Options{Store: store.Approvals(), SignInURL: "/login", Logger: opts.Logger, PasskeysURL: "/account#passkeys",
 			View: template.Must(template.New("approval.html").Funcs(site.Funcs()).Funcs(funcs).
-				ParseFS(templateFS, "templates/layout.html", "templates/approval.html"))})
+				ParseFS(templateFS, "templates/layout.html", "templates/approval.html"))}
+		if a.passkeys != nil {
+			ao.Presence = a.passkeys // the person confirms an approval with their passkey
+		}
+		approval.Mount(a.site, ao)
 	}
 	if a.passkeys != nil {
 		presence.Mount(a.site, a.passkeys)

@@ -2,8 +2,9 @@ package shop
 
 import (
 	"errors"
-	"github.com/affordances-go/affordances/site/tokens"
 	"net/http"
+
+	"github.com/affordances-go/affordances/site/tokens"
 
 	"github.com/affordances-go/affordances/protocol"
 	"github.com/affordances-go/affordances/site"

@@ -4,9 +4,10 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"github.com/affordances-go/affordances/site/tokens"
 	"strings"
 	"time"
+
+	"github.com/affordances-go/affordances/site/tokens"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // PostgreSQL, for several instances
 	_ "modernc.org/sqlite"             // the embedded database: pure Go, no cgo

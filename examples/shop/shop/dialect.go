@@ -3,10 +3,11 @@ package shop
 import (
 	"context"
 	"database/sql"
-	"github.com/affordances-go/affordances/site/idempotency"
 	"strconv"
 	"strings"
 	"sync/atomic"
+
+	"github.com/affordances-go/affordances/site/idempotency"
 )
 
 // DB is the store's database: SQLite (the default, embedded) or

@@ -4,8 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"github.com/affordances-go/affordances/site/tokens"
 	"time"
+
+	"github.com/affordances-go/affordances/site/tokens"
 
 	"github.com/affordances-go/affordances/site"
 )

@@ -60,7 +60,7 @@ type SignInWithPasskey struct {
 // person only, in their own browser. Adding the first passkey needs the
 // account's password typed again (an agent that rides the session has
 // not got it); any later one, and removing one, a proof of presence by
-// an existing passkey (site.Options.Presence), so that an agent that
+// an existing passkey (presence.Mount), so that an agent that
 // drives the browser cannot enrol an authenticator of its own.
 func (a *App) passkeyActions(p *site.Page) {
 	if a.passkeys == nil {
@@ -89,9 +89,9 @@ func (a *App) addPasskey(r *site.Request, in AddPasskey) (site.Done, error) {
 		}
 	}
 	c, err := a.passkeys.FinishRegistration(ctx, account, in.Nonce, json.RawMessage(in.Credential), in.Name)
-	var pe *site.PresenceError
+	var pe *presence.Refusal
 	if errors.As(err, &pe) {
-		return site.Done{}, site.Unavailable("The passkey was not added: %s.", pe.Reason)
+		return site.Done{}, site.Unavailable("The passkey was not added: %s.", pe.Reason())
 	}
 	if err != nil {
 		return site.Done{}, err
@@ -118,9 +118,9 @@ func (a *App) removePasskey(r *site.Request, in RemovePasskey) (site.Done, error
 func (a *App) signInWithPasskey(r *site.Request, in SignInWithPasskey) (site.Done, error) {
 	ctx := r.Context()
 	account, err := a.passkeys.FinishSignIn(ctx, in.Nonce, json.RawMessage(in.Credential))
-	var pe *site.PresenceError
+	var pe *presence.Refusal
 	if errors.As(err, &pe) {
-		return site.Done{}, site.Unavailable("Not signed in: %s.", pe.Reason)
+		return site.Done{}, site.Unavailable("Not signed in: %s.", pe.Reason())
 	}
 	if err != nil {
 		return site.Done{}, err

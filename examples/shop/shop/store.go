@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"github.com/affordances-go/affordances/site/tokens"
 	"log/slog"
 	"slices"
 	"strconv"
@@ -13,6 +12,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/affordances-go/affordances/site/tokens"
 )
 
 // Store is the shop's data: catalog, carts, orders, accounts. Every method
