@@ -21,7 +21,7 @@ type ApprovalBasis interface {
 // approvedCall is what the person approved for the call that runs.
 type approvedCall struct {
 	basis    string // the ApprovalBasis of the summary they read
-	standing bool   // approved in advance, by a grant (StandingApprovals)
+	standing bool   // approved in advance, by a gate of StageStanding
 }
 
 // CheckApproved reports whether basis, computed by the action where it
@@ -35,31 +35,6 @@ func (r *Request) CheckApproved(basis string) error {
 		return nil
 	}
 	return ErrApprovalChanged
-}
-
-// StandingApprovals decides whether a call that needs the person's
-// approval runs on an approval they gave in advance: a grant of their
-// credential, such as "orders up to 50 EUR a day, to my saved address".
-// The site implements it (Options.Grants.Standing); the pipeline asks it where it
-// would otherwise ask the person.
-type StandingApprovals interface {
-	// Covers reports whether the caller's standing approval covers this
-	// call: the action, its decoded input, and the summary and basis the
-	// person would have been shown. A call it covers runs at once, without
-	// confirm: true; the action checks the grant's limits again where it
-	// writes ([Request.Standing]) and returns [ErrOutsideGrant] when they
-	// do not hold. A call it does not cover asks the person, as without
-	// it.
-	Covers(r *Request, action string, input any, summary, basis string) bool
-}
-
-// StandingReasons is implemented by a [StandingApprovals] that can say
-// why a call it does not cover is beyond the person's standing approval,
-// for the approval page: "beyond your standing approval: 29.00 EUR, with
-// 40.00 of 50.00 EUR used today". Beyond returns "" for a caller without
-// a standing approval of the action.
-type StandingReasons interface {
-	Beyond(r *Request, action string, input any) string
 }
 
 // Standing reports whether the call runs on the person's standing

@@ -22,8 +22,8 @@ import (
 //     a gate of [StagePresence] asks for it (a passkey's assertion);
 //  2. confirmation: a confirm action the person has not confirmed stops
 //     with its summary (confirm_required);
-//  3. standing grant: an agent's call the person approved in advance
-//     ([StandingApprovals]) runs;
+//  3. standing grant: an agent's call the person approved in advance (a
+//     gate of [StageStanding] grants it) runs;
 //  4. approval: an agent's call of an action with approval runs only on
 //     the person's approval of exactly this call, which a gate of
 //     [StageApproval] grants or asks the person for;
@@ -60,8 +60,18 @@ func (c *call) coreConsent() *Error {
 	if e := c.page.checkFault(c.r, c.before); e != nil {
 		return e
 	}
-	if !person && !c.confirm && c.approvalID == "" && c.coveredInAdvance(text) {
-		return nil // the person approved calls like this one in advance
+	if !person && !c.confirm && c.approvalID == "" && len(c.site.gates[StageStanding]) > 0 {
+		k := c.consentOf(text)
+		if e := c.standing(k); e != nil {
+			return e
+		}
+		if k.granted != nil {
+			c.r.approved = &approvedCall{basis: *k.granted, standing: true}
+			return nil // the person approved calls like this one in advance
+		}
+		if needsApproval {
+			return c.approveWith(k)
+		}
 	}
 	if needsApproval {
 		return c.approve(text, "")
@@ -158,16 +168,26 @@ func (c *call) proveThePerson() *Error {
 // nothing. A site with no such gate answers internal, and logs why: such
 // an action never runs without the person.
 func (c *call) approve(summary, reask string) *Error {
-	gates := c.site.gates[StageApproval]
-	if len(gates) == 0 {
-		return c.noApprovals()
-	}
 	k := c.consentOf(summary)
 	if reask != "" {
 		k.Reask, k.Approval = reask, ""
 	}
-	if sr, ok := c.site.opts.Grants.Standing.(StandingReasons); ok {
-		k.Beyond = sr.Beyond(c.r, c.act.meta.Name, c.in)
+	// The gates of StageStanding say why the call is beyond the person's
+	// standing approval (Consent.Beyond), for the approval page; a grant
+	// of theirs does not count here: the call brought an approval or
+	// confirm: true, or ran already and was found beyond it.
+	if e := c.standing(k); e != nil {
+		return e
+	}
+	k.granted = nil
+	return c.approveWith(k)
+}
+
+// approveWith runs the gates of StageApproval on k (see approve).
+func (c *call) approveWith(k *Consent) *Error {
+	gates := c.site.gates[StageApproval]
+	if len(gates) == 0 {
+		return c.noApprovals()
 	}
 	for _, g := range gates {
 		if e := c.runGate(g, k); e != nil {
@@ -183,19 +203,19 @@ func (c *call) approve(summary, reask string) *Error {
 	return newInternalError()
 }
 
-// coveredInAdvance asks the site's StandingApprovals whether the person
-// approved this call, whose summary the person would read, in advance,
-// and marks the call so when they did.
-func (c *call) coveredInAdvance(summary string) bool {
-	if c.site.opts.Grants.Standing == nil {
-		return false
+// standing runs the gates of StageStanding on k, until one grants the
+// call (the person approved it in advance); a gate that does not may say
+// why (k.Beyond).
+func (c *call) standing(k *Consent) *Error {
+	for _, g := range c.site.gates[StageStanding] {
+		if e := c.runGate(g, k); e != nil {
+			return e
+		}
+		if k.granted != nil {
+			return nil
+		}
 	}
-	basis := c.basis()
-	if !c.site.opts.Grants.Standing.Covers(c.r, c.act.meta.Name, c.in, summary, basis) {
-		return false
-	}
-	c.r.approved = &approvedCall{basis: basis, standing: true}
-	return true
+	return nil
 }
 
 // outsideGrant answers a call that ran on a standing approval and whose

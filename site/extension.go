@@ -134,6 +134,15 @@ const (
 	// checks the call's proof ([Consent.Proof], bound to
 	// [Consent.Binding]), answering [Forbidden] without a good one.
 	StagePresence Stage = iota + 1
+	// StageStanding lets an agent's call of a confirm action that brings
+	// neither confirm: true nor an approval run on the person's approval
+	// given in advance, a grant of their credential ("orders up to 50 EUR
+	// a day, to my saved address"): a gate grants it ([Consent.Grant]),
+	// and the action checks the grant's limits again where it writes
+	// ([Request.Standing], [ErrOutsideGrant]). A gate that does not grant
+	// may say why in [Consent.Beyond], for the approval page; for a call
+	// of an action with approval it is asked for that alone.
+	StageStanding
 	// StageApproval decides an agent's call of an action with approval
 	// that no standing grant covered: a gate grants it ([Consent.Grant])
 	// on the person's approval of exactly this call, or asks the person
@@ -177,8 +186,10 @@ type Consent struct {
 	// approved changed before it ran; the call is beyond their standing
 	// approval): a gate of StageApproval then asks and grants nothing.
 	Reask string
-	// Beyond says why the call is beyond the caller's standing approval
-	// ([StandingReasons]), for the person; "" otherwise.
+	// Beyond says why the call is beyond the caller's standing approval,
+	// for the person: a gate of StageStanding that does not grant the
+	// call may set it ("beyond your standing approval: 29.00 EUR, with
+	// 40.00 of 50.00 EUR used today"); "" otherwise.
 	Beyond string
 	// Proof is the person's proof the form carried ([FormProofField]),
 	// ConfirmedBasis the basis of the summary the person confirmed on
@@ -192,5 +203,6 @@ type Consent struct {
 // Grant records that the person approved exactly this call, on the state
 // whose basis is basis (the [ApprovalBasis] of the summary they read):
 // the action runs, and checks where it writes that it acts on that state
-// ([Request.CheckApproved]). Only a gate of StageApproval grants.
+// ([Request.CheckApproved]). Only a gate of StageStanding or
+// StageApproval grants.
 func (c *Consent) Grant(basis string) { c.granted = &basis }

@@ -38,11 +38,11 @@ func grantsSite(t *testing.T) (*sitetest.Client, *sitetest.Client, *int) {
 			}
 			return site.Caller{}, site.ErrBadToken
 		}),
-		Grants: site.GrantOptions{Page: "/account", StandingActions: []string{"placeOrder"}, Standing: standing(func(r *site.Request, action string, in any) bool {
-			o, ok := in.(orderIn)
-			return ok && r.Caller.ID == "t1" && action == "placeOrder" && o.Total <= 50
-		})},
-	})
+		Grants: site.GrantOptions{Page: "/account", StandingActions: []string{"placeOrder"}},
+	}, standing(func(r *site.Request, action string, in any) bool {
+		o, ok := in.(orderIn)
+		return ok && r.Caller.ID == "t1" && action == "placeOrder" && o.Total <= 50
+	}))
 	approval.Mount(s, nil)
 	p := s.Page("/shop", site.PageOptions{Description: "a shop", Load: func(*site.Request) (*site.State, error) {
 		mu.Lock()
@@ -68,10 +68,16 @@ func grantsSite(t *testing.T) (*sitetest.Client, *sitetest.Client, *int) {
 	return scoped, all, &spent
 }
 
+// standing is a gate of StageStanding that covers what f says.
 type standing func(r *site.Request, action string, in any) bool
 
-func (f standing) Covers(r *site.Request, action string, in any, summary, basis string) bool {
-	return f(r, action, in)
+func (f standing) Extend(x *site.Extender) {
+	x.Gate(site.StageStanding, func(r *site.Request, c *site.Consent) error {
+		if f(r, c.Action, c.Input) {
+			c.Grant(c.Basis)
+		}
+		return nil
+	})
 }
 
 func TestScopes_OnlyTheGrantedActions(t *testing.T) {

@@ -104,8 +104,9 @@ type Options struct {
 	// Security holds the site's origins, where client addresses come
 	// from behind a proxy, and HSTS.
 	Security SecurityOptions
-	// Grants are what a person grants their credentials: scopes, and
-	// standing approvals.
+	// Grants are what a person grants their credentials, as the site
+	// index lists them: scopes, and the actions a standing approval may
+	// cover (a gate of StageStanding decides the calls).
 	Grants GrantOptions
 	// Idempotency keeps the Idempotency-Keys of calls.
 	Idempotency IdempotencyOptions
@@ -247,17 +248,13 @@ type SecurityOptions struct {
 type GrantOptions struct {
 	// Page, when set, is where a person grants a credential some
 	// actions only, and approves some calls in advance (Caller.Scopes,
-	// Standing): the site index lists the scopes (the actions' names) and
+	// and a gate of StageStanding): the site index lists the scopes (the actions' names) and
 	// this page (protocol.SiteIndex.Grants). StandingActions names the
 	// actions a person can approve in advance there; Scopes the
 	// actions a credential can be granted (default: every action's name).
 	Page            string
 	StandingActions []string
 	Scopes          []string
-	// Standing, when set, lets a call that needs the person's approval
-	// run on an approval they gave in advance, a grant of the caller's
-	// credential (see [StandingApprovals]).
-	Standing StandingApprovals
 }
 
 // IdempotencyOptions configure the Idempotency-Keys of calls

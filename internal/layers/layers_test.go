@@ -132,14 +132,14 @@ var extensionPackage = regexp.MustCompile(`site/(approval|presence|mcp|tokens|in
 var extensionWord = regexp.MustCompile(`MCP|Presence|Passkey|Inspector|Otel|^MountApprovals$|^ApprovalStatus$|^Approvals$|^ApprovalCall$|^ApprovalAsk$|^ErrApprovalNotFound$|^Standing(Approvals|Reasons)$`)
 
 // namedDebts are the exported names of the core that still name an
-// extension or a door: the standing grants, the WebMCP script and two
-// transports' names, yet to move behind the seam. The stages of step 6
+// extension or a door: the WebMCP script and two transports' names, yet
+// to move behind the seam. The stages of step 6
 // (StagePresence, StageApproval) are the core's own order, not an
 // extension's name (docs/architecture.md, "What the core still names").
 // The list only shrinks: a new name fails, and so does a listed name that
 // is gone (take it off the list).
 var namedDebts = map[string]bool{
-	"StandingApprovals": true, "StandingReasons": true, "TransportMCP": true, "TransportInspector": true,
+	"TransportMCP": true, "TransportInspector": true,
 	"WebMCP": true, "WebMCPScriptPath": true, "WebMCPScriptIntegrity": true, "WebMCPScriptTag": true,
 }
 

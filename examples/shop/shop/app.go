@@ -158,7 +158,7 @@ func New(store *Store, opts Options) *App {
 		Idempotency: site.IdempotencyOptions{Store: opts.idempotency(store), Secret: opts.Secret},
 		// A person grants a token some actions, and orders in advance, on
 		// the account page (grants.go).
-		Grants:   site.GrantOptions{Page: "/account", Scopes: grantActions, StandingActions: []string{"placeOrder"}, Standing: a},
+		Grants:   site.GrantOptions{Page: "/account", Scopes: grantActions, StandingActions: []string{"placeOrder"}},
 		NotFound: http.HandlerFunc(a.notFound),
 		ConfirmView: template.Must(template.New("confirm.html").Funcs(site.Funcs()).Funcs(funcs).
 			ParseFS(templateFS, "templates/layout.html", "templates/confirm.html")),
@@ -166,7 +166,10 @@ func New(store *Store, opts Options) *App {
 		Agents:   opts.Agents,
 		// Agents in the person's browser see the actions as WebMCP tools.
 		WebMCP: true,
-	})
+	}, site.ExtensionFunc(func(x *site.Extender) {
+		// An order a token's standing approval covers runs at once (grants.go).
+		x.Gate(site.StageStanding, a.standingGate)
+	}))
 	if a.approvals {
 		// The person approves an agent's order on the site itself.
 		ao := &approval.Options{Store: store.Approvals(), SignInURL: "/login", Logger: opts.Logger, PasskeysURL: "/account#passkeys",

@@ -89,11 +89,23 @@ func spentToday(ctx context.Context, tx querier, tokenID int64, now time.Time) (
 	return spent.Int64, err
 }
 
-// Covers implements site.StandingApprovals: an order by a token whose
-// grant approves orders in advance, to the saved address, within the
-// amount per order and what is left of the day's. The order checks
-// again, inside its transaction (PlaceOrderWithGrant).
-func (a *App) Covers(r *site.Request, action string, input any, _, _ string) bool {
+// standingGate is the shop's gate of site.StageStanding: an order its
+// token's grant covers runs at once; one it does not is sent to the
+// person, who reads why (Consent.Beyond).
+func (a *App) standingGate(r *site.Request, c *site.Consent) error {
+	if a.Covers(r, c.Action, c.Input) {
+		c.Grant(c.Basis)
+		return nil
+	}
+	c.Beyond = a.Beyond(r, c.Action, c.Input)
+	return nil
+}
+
+// Covers reports whether an order by a token whose grant approves orders
+// in advance is covered: to the saved address, within the amount per
+// order and what is left of the day's. The order checks again, inside
+// its transaction (PlaceOrderWithGrant).
+func (a *App) Covers(r *site.Request, action string, input any) bool {
 	sh := shopperOf(r)
 	if action != "placeOrder" || sh.User == nil || sh.Token == nil || !sh.Token.Grant.Standing() {
 		return false
@@ -118,7 +130,7 @@ func (a *App) Covers(r *site.Request, action string, input any, _, _ string) boo
 	return err == nil && spent+c.Total.Amount <= sh.Token.Grant.DayLimit
 }
 
-// Beyond implements site.StandingReasons: why an order of a token with a
+// Beyond says why an order of a token with a
 // standing approval of orders is not covered by it, in words for the
 // approval page; "" for a token without one.
 func (a *App) Beyond(r *site.Request, action string, input any) string {
