@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strings"
 
 	"github.com/affordances-go/affordances/internal/negotiate"
+	"github.com/affordances-go/affordances/internal/route"
 	"github.com/affordances-go/affordances/internal/schema"
 	"github.com/affordances-go/affordances/internal/strictjson"
 	"github.com/affordances-go/affordances/protocol"
@@ -70,7 +70,7 @@ func (d *decoded) parseCall(body []byte) *Error {
 		if !isString {
 			d.invalid = "approval must be a string: the id of the person's approval"
 		}
-		d.approvalID = approvalID(id)
+		d.approvalID = route.LastSegment(id)
 	}
 	// confirm is optional, but when present it must be a boolean: null or
 	// any other value is invalid input.
@@ -91,7 +91,7 @@ func (d *decoded) takeCall(in Call) *Error {
 	if in.Action == "" {
 		return newError(protocol.CodeInvalidInput, "the call names no action")
 	}
-	d.name, d.confirm, d.approvalID = in.Action, in.Confirm, approvalID(in.Approval)
+	d.name, d.confirm, d.approvalID = in.Action, in.Confirm, route.LastSegment(in.Approval)
 	d.confirmedBasis = in.Basis
 	if in.IdempotencyKey != "" {
 		d.idemKey = in.IdempotencyKey
@@ -135,14 +135,4 @@ func bodyError(err error, what string, limit int64) *Error {
 			fmt.Sprintf("the %s is larger than %d bytes", what, limit)).withStatus(http.StatusRequestEntityTooLarge)
 	}
 	return newError(protocol.CodeInvalidInput, "the "+what+" could not be read")
-}
-
-// approvalID takes an approval's id from its id, its page's path or its
-// URL, as a call may bring any of them: the last path segment.
-func approvalID(s string) string {
-	s = strings.TrimRight(s, "/")
-	if i := strings.LastIndexByte(s, '/'); i >= 0 {
-		s = s[i+1:]
-	}
-	return s
 }

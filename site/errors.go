@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/affordances-go/affordances/internal/route"
 	"github.com/affordances-go/affordances/protocol"
 )
 
@@ -96,7 +97,7 @@ func (e *Error) delta() protocol.Delta {
 	if e.code == protocol.CodeConfirmRequired {
 		d.RepeatWith = &protocol.Repeat{Confirm: true}
 		if e.approvalURL != "" {
-			d.RepeatWith.Approval = approvalID(e.approvalURL)
+			d.RepeatWith.Approval = route.LastSegment(e.approvalURL)
 		}
 	}
 	return d

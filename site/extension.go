@@ -101,6 +101,20 @@ func (x *Extender) ServeScript(path string, js []byte) template.HTML {
 	return jsfile.Tag(path, jsfile.Integrity(js))
 }
 
+// SetValue keeps v on the site under key, for the extension's own
+// functions that are handed the site later (as approval.Status is): what
+// an extension keeps lives as long as the site, and no registry of its
+// own outlives it. Use a key of an unexported type of the extension's,
+// as with context values.
+func (x *Extender) SetValue(key, v any) { x.s.values.Store(key, v) }
+
+// Value returns what an extension kept on the site under key
+// ([Extender.SetValue]), or nil.
+func (s *Site) Value(key any) any {
+	v, _ := s.values.Load(key)
+	return v
+}
+
 // Scripts returns the tags of the scripts the extensions put on every
 // page ([Extender.Script]), for a page an extension renders itself.
 func (s *Site) Scripts() template.HTML { return s.scripts }

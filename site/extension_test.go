@@ -170,3 +170,18 @@ func TestExtension_ServeScriptAndWriteError(t *testing.T) {
 		t.Errorf("another error: %d %s", w.Code, w.Body)
 	}
 }
+
+// What an extension keeps on a site is that site's: another site, or one
+// without the extension, holds nothing under the key.
+func TestExtender_SetValue(t *testing.T) {
+	type key struct{}
+	keep := func(v string) site.Extension {
+		return site.ExtensionFunc(func(x *site.Extender) { x.SetValue(key{}, v) })
+	}
+	a := site.New(site.Options{Logger: slog.New(slog.DiscardHandler)}, keep("a"))
+	b := site.New(site.Options{Logger: slog.New(slog.DiscardHandler)}, keep("b"))
+	none := site.New(site.Options{Logger: slog.New(slog.DiscardHandler)})
+	if a.Value(key{}) != "a" || b.Value(key{}) != "b" || none.Value(key{}) != nil {
+		t.Errorf("values: %v %v %v", a.Value(key{}), b.Value(key{}), none.Value(key{}))
+	}
+}

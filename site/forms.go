@@ -13,6 +13,7 @@ import (
 
 	"github.com/affordances-go/affordances/internal/htmlform"
 	"github.com/affordances-go/affordances/internal/mdtext"
+	"github.com/affordances-go/affordances/internal/route"
 	"github.com/affordances-go/affordances/internal/schema"
 	"github.com/affordances-go/affordances/protocol"
 )
@@ -129,7 +130,7 @@ func (d *decoded) parseForm(values url.Values) *Error {
 	d.personActs = true
 	d.confirmedBasis = values.Get(FormBasisField)
 	d.presence = values.Get(FormProofField)
-	d.approvalID = approvalID(values.Get(FormApprovalField))
+	d.approvalID = route.LastSegment(values.Get(FormApprovalField))
 	fields := formFields{}
 	for k, v := range values {
 		if !strings.HasPrefix(k, "_") {

@@ -171,3 +171,14 @@ func PathValues(pattern, escapedPath string, set func(name, value string)) bool 
 	}
 	return true
 }
+
+// LastSegment returns the last segment of a path or URL, trailing
+// slashes ignored: an approval's id from its id, its page's path or its
+// URL, which a call and a door may bring in any of the three forms.
+func LastSegment(s string) string {
+	s = strings.TrimRight(s, "/")
+	if i := strings.LastIndexByte(s, '/'); i >= 0 {
+		s = s[i+1:]
+	}
+	return s
+}

@@ -87,3 +87,13 @@ func TestPathValues(t *testing.T) {
 		t.Error("a segment that does not unescape was taken")
 	}
 }
+
+func TestLastSegment(t *testing.T) {
+	for in, want := range map[string]string{
+		"ab12": "ab12", "/approvals/ab12": "ab12", "https://shop.example/approvals/ab12/": "ab12", "": "", "/": "",
+	} {
+		if got := LastSegment(in); got != want {
+			t.Errorf("LastSegment(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

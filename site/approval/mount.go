@@ -7,9 +7,9 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
 	"time"
 
+	"github.com/affordances-go/affordances/internal/route"
 	"github.com/affordances-go/affordances/site"
 )
 
@@ -90,12 +90,12 @@ func Mount(s *site.Site, o *Options) {
 	s.Extend(site.ExtensionFunc(func(x *site.Extender) {
 		x.Door(opts.Path+"{id}", pages)
 		x.Gate(site.StageApproval, a.gate)
+		x.SetValue(mountedKey{}, a)
 	}))
-	mounted.Store(s, a)
 }
 
-// mounted holds the approvals mounted on each site, for [Status].
-var mounted sync.Map // *site.Site -> *approvals
+// mountedKey keeps a site's approvals on the site, for [Status].
+type mountedKey struct{}
 
 // pageState loads the page an approval is for, as the visitor of hr would
 // see it, with its entities; nil when it cannot be loaded.
@@ -175,12 +175,11 @@ func Status(s *site.Site, hr *http.Request, id string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	v, ok := mounted.Load(s)
+	a, ok := s.Value(mountedKey{}).(*approvals)
 	if !ok {
 		return "", ErrNotFound
 	}
-	a := v.(*approvals)
-	ap, err := a.desk.Store.Get(hr.Context(), idOf(id))
+	ap, err := a.desk.Store.Get(hr.Context(), route.LastSegment(id))
 	if err != nil {
 		return "", err
 	}
@@ -191,14 +190,4 @@ func Status(s *site.Site, hr *http.Request, id string) (string, error) {
 		return "expired", nil
 	}
 	return string(ap.State), nil
-}
-
-// idOf takes an approval's id from its id, its page's path or its URL:
-// the last path segment.
-func idOf(s string) string {
-	s = strings.TrimRight(s, "/")
-	if i := strings.LastIndexByte(s, '/'); i >= 0 {
-		s = s[i+1:]
-	}
-	return s
 }
