@@ -93,74 +93,57 @@ func spentToday(ctx context.Context, tx querier, tokenID int64, now time.Time) (
 // token's grant covers runs at once; one it does not is sent to the
 // person, who reads why (Consent.Beyond).
 func (a *App) standingGate(r *site.Request, c *site.Consent) error {
-	if a.Covers(r, c.Action, c.Input) {
+	covered, why := a.coverage(r, c.Action, c.Input)
+	if covered {
 		c.Grant(c.Basis)
 		return nil
 	}
-	c.Beyond = a.Beyond(r, c.Action, c.Input)
+	c.Beyond = why
 	return nil
 }
 
-// Covers reports whether an order by a token whose grant approves orders
-// in advance is covered: to the saved address, within the amount per
-// order and what is left of the day's. The order checks again, inside
-// its transaction (PlaceOrderWithGrant).
-func (a *App) Covers(r *site.Request, action string, input any) bool {
+// coverage reports whether an order by a token whose grant approves
+// orders in advance is covered (to the saved address, within the amount
+// per order and what is left of the day's) and, when it is not, why, in
+// words for the approval page ("" for a call no standing approval could
+// cover). It reads the saved address, the cart and the day's spending
+// once each; the order checks again, inside its transaction
+// (PlaceOrderWithGrant).
+func (a *App) coverage(r *site.Request, action string, input any) (covered bool, why string) {
 	sh := shopperOf(r)
 	if action != "placeOrder" || sh.User == nil || sh.Token == nil || !sh.Token.Grant.Standing() {
-		return false
-	}
-	in, ok := input.(PlaceOrder)
-	if !ok || in.Address != nil || in.SaveAddress {
-		// A new address is the person's to approve, and so is any call
-		// that would change the saved address, which bounds this very
-		// approval: a standing approval never covers a call that changes
-		// what bounds it.
-		return false
-	}
-	ctx := r.Context()
-	if saved, err := a.store.SavedAddress(ctx, sh.User.ID); err != nil || saved == nil {
-		return false
-	}
-	c, err := a.store.Cart(ctx, CartOwner{UserID: sh.User.ID})
-	if err != nil || len(c.Lines) == 0 || c.Total.Amount > sh.Token.Grant.OrderLimit {
-		return false
-	}
-	spent, err := a.store.SpentToday(ctx, sh.Token.ID)
-	return err == nil && spent+c.Total.Amount <= sh.Token.Grant.DayLimit
-}
-
-// Beyond says why an order of a token with a
-// standing approval of orders is not covered by it, in words for the
-// approval page; "" for a token without one.
-func (a *App) Beyond(r *site.Request, action string, input any) string {
-	sh := shopperOf(r)
-	if action != "placeOrder" || sh.User == nil || sh.Token == nil || !sh.Token.Grant.Standing() {
-		return ""
+		return false, ""
 	}
 	g := sh.Token.Grant
 	in, _ := input.(PlaceOrder)
-	ctx := r.Context()
-	switch saved, err := a.store.SavedAddress(ctx, sh.User.ID); {
+	// A new address is the person's to approve, and so is any call that
+	// would change the saved address, which bounds this very approval: a
+	// standing approval never covers a call that changes what bounds it.
+	switch {
 	case in.Address != nil:
-		return "beyond your standing approval: it goes to an address other than your saved one"
+		return false, "beyond your standing approval: it goes to an address other than your saved one"
 	case in.SaveAddress:
-		return "beyond your standing approval: it would change your saved address"
-	case err != nil || saved == nil:
-		return "beyond your standing approval: you have no saved address"
+		return false, "beyond your standing approval: it would change your saved address"
+	}
+	ctx := r.Context()
+	if saved, err := a.store.SavedAddress(ctx, sh.User.ID); err != nil || saved == nil {
+		return false, "beyond your standing approval: you have no saved address"
 	}
 	c, err := a.store.Cart(ctx, CartOwner{UserID: sh.User.ID})
-	if err != nil {
-		return ""
+	if err != nil || len(c.Lines) == 0 {
+		return false, ""
 	}
 	if c.Total.Amount > g.OrderLimit {
-		return fmt.Sprintf("beyond your standing approval: %s, over %s an order", c.Total, Money{Amount: g.OrderLimit, Currency: c.Total.Currency})
+		return false, fmt.Sprintf("beyond your standing approval: %s, over %s an order", c.Total, Money{Amount: g.OrderLimit, Currency: c.Total.Currency})
 	}
 	spent, err := a.store.SpentToday(ctx, sh.Token.ID)
 	if err != nil {
-		return ""
+		return false, ""
 	}
-	return fmt.Sprintf("beyond your standing approval: %s, with %s of %s used today", c.Total,
+	if spent+c.Total.Amount <= g.DayLimit {
+		return true, ""
+	}
+	return false, fmt.Sprintf("beyond your standing approval: %s, with %s of %s used today", c.Total,
 		Money{Amount: spent, Currency: c.Total.Currency}, Money{Amount: g.DayLimit, Currency: c.Total.Currency})
 }
 
