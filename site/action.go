@@ -71,7 +71,7 @@ type Action struct {
 	// is in no graph, delta, site index, MCP tool list or WebMCP tool
 	// (its form on the person's page declares no tool), and every agent,
 	// with the person's cookie or a token of its own, is refused with
-	// 403 unauthorized and [PeopleOnlyReason]. It needs expose session or
+	// 403 unauthorized saying a person must do it on the site. It needs expose session or
 	// confirm.
 	PeopleOnly bool
 }

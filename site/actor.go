@@ -65,10 +65,10 @@ func (r *Request) Actor() Actor {
 	return ActorSessionAgent
 }
 
-// PeopleOnlyReason is the message of the unauthorized error an agent
+// peopleOnlyReason is the message of the unauthorized error an agent
 // gets for an action that is for people only ([Action.PeopleOnly]): it
 // names the page where the person does it.
-func PeopleOnlyReason(page string) string {
+func peopleOnlyReason(page string) string {
 	return "only a person can do this, signed in on the site in a browser, at " + page + "; an agent cannot, whatever its credential"
 }
 
@@ -96,7 +96,7 @@ func (c *call) peopleOnly() *Error {
 	if !c.act.meta.PeopleOnly || c.r.Actor() == ActorPerson {
 		return nil
 	}
-	return newError(protocol.CodeUnauthorized, PeopleOnlyReason(c.r.URL.Path)).withStatus(http.StatusForbidden)
+	return newError(protocol.CodeUnauthorized, peopleOnlyReason(c.r.URL.Path)).withStatus(http.StatusForbidden)
 }
 
 // personPresent reports whether the call is the person's own act rather

@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	"github.com/affordances-go/affordances/internal/htmlform"
-	"github.com/affordances-go/affordances/internal/mdtext"
 	"github.com/affordances-go/affordances/internal/route"
 	"github.com/affordances-go/affordances/internal/schema"
 	"github.com/affordances-go/affordances/protocol"
@@ -77,24 +76,6 @@ func (s *Site) serveFormCall(w http.ResponseWriter, hr *http.Request, p *Page) {
 	}
 	htmlform.SetFlash(w, s.Secure(hr), out.delta.Message, keep)
 	http.Redirect(w, hr, to, http.StatusSeeOther)
-}
-
-// IsLocalPath reports whether a redirect stays on this site: a path that
-// starts with a slash, with no empty segment ("//", which a browser reads
-// as another host, and which is what cleaning "/./\\host" would leave),
-// and no backslash or control character anywhere (browsers read "/\\host"
-// as "//host" and drop tabs and newlines). Dot segments are allowed:
-// nothing they clean to can leave the site without a "//".
-func IsLocalPath(s string) bool {
-	if !strings.HasPrefix(s, "/") {
-		return false
-	}
-	if strings.ContainsFunc(s, func(r rune) bool { return r == '\\' || mdtext.UnsafeRune(r) || r == '\u2028' || r == '\u2029' }) {
-		return false
-	}
-	p, _, _ := strings.Cut(s, "?")
-	p, _, _ = strings.Cut(p, "#")
-	return !strings.Contains(p, "//")
 }
 
 // decodeForm reads a posted form within the body limit, and the

@@ -9,10 +9,10 @@ import (
 	"github.com/affordances-go/affordances/internal/negotiate"
 )
 
-// MarkdownTokensHeader carries, on a Markdown answer, its size in tokens
+// markdownTokensHeader carries, on a Markdown answer, its size in tokens
 // as the site estimates them (bytes / 4, the estimate of the graph's
 // token ceiling), for an agent that budgets its context.
-const MarkdownTokensHeader = "X-Markdown-Tokens"
+const markdownTokensHeader = "X-Markdown-Tokens"
 
 // serveMarkdown answers a GET that prefers text/markdown with the page as
 // Markdown: the same state, caller and actions as its graph (its md, its
@@ -40,7 +40,7 @@ func writeMarkdown(w http.ResponseWriter, r *http.Request, status int, body stri
 	h := w.Header()
 	h.Set("Content-Type", "text/markdown; charset=utf-8")
 	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set(MarkdownTokensHeader, strconv.Itoa(len(body)/4))
+	h.Set(markdownTokensHeader, strconv.Itoa(len(body)/4))
 	h.Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(status)
 	if r.Method != http.MethodHead {

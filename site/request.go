@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/affordances-go/affordances/internal/bearer"
+	"github.com/affordances-go/affordances/internal/htmlform"
 	"github.com/affordances-go/affordances/protocol"
 )
 
@@ -194,7 +195,7 @@ const ReturnParam = "next"
 // WithReturn adds to signInURL the page to come back to (a path of this
 // site; anything else is left out).
 func WithReturn(signInURL, back string) string {
-	if signInURL == "" || !IsLocalPath(back) {
+	if signInURL == "" || !htmlform.LocalPath(back) {
 		return signInURL
 	}
 	sep := "?"
@@ -206,13 +207,13 @@ func WithReturn(signInURL, back string) string {
 
 // ReturnPath is where a sign-in (or any action that sends the person
 // back) should redirect: the request's "next" parameter when it is a path
-// of this site ([IsLocalPath]), else fallback. Another site's address,
+// of this site (htmlform.LocalPath), else fallback. Another site's address,
 // "//host", "/\\host" or a control character is never followed.
 func (r *Request) ReturnPath(fallback string) string {
 	if r == nil || r.Request == nil {
 		return fallback
 	}
-	if back := r.URL.Query().Get(ReturnParam); IsLocalPath(back) {
+	if back := r.URL.Query().Get(ReturnParam); htmlform.LocalPath(back) {
 		return back
 	}
 	return fallback

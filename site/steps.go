@@ -7,6 +7,7 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/affordances-go/affordances/internal/htmlform"
 	"github.com/affordances-go/affordances/internal/validate"
 	"github.com/affordances-go/affordances/protocol"
 	"github.com/affordances-go/affordances/site/ratelimit"
@@ -227,7 +228,7 @@ func (c *call) run() (*outcome, *Error) {
 		}
 		return nil, c.site.failure(c.r.Context(), "action failed", err, "route", c.page.route, "action", c.act.meta.Name)
 	}
-	if redirect != "" && !IsLocalPath(redirect) {
+	if redirect != "" && !htmlform.LocalPath(redirect) {
 		// The action ran; where it sends the person is not a path of this
 		// site. No door follows it: the form goes back to the page, an
 		// agent gets no redirect.

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/affordances-go/affordances/internal/mdtext"
 	"github.com/affordances-go/affordances/internal/schema"
 	"github.com/affordances-go/affordances/internal/words"
 )
@@ -223,4 +224,22 @@ func writeControl(b *strings.Builder, action string, p schema.Property, value st
 		fmt.Fprintf(b, ` <span class="field-error" id="%s-error">%s</span>`, id, esc(msg))
 	}
 	b.WriteString(`</p>`)
+}
+
+// LocalPath reports whether a redirect stays on this site: a path that
+// starts with a slash, with no empty segment ("//", which a browser reads
+// as another host, and which is what cleaning "/./\\host" would leave),
+// and no backslash or control character anywhere (browsers read "/\\host"
+// as "//host" and drop tabs and newlines). Dot segments are allowed:
+// nothing they clean to can leave the site without a "//".
+func LocalPath(s string) bool {
+	if !strings.HasPrefix(s, "/") {
+		return false
+	}
+	if strings.ContainsFunc(s, func(r rune) bool { return r == '\\' || mdtext.UnsafeRune(r) || r == '\u2028' || r == '\u2029' }) {
+		return false
+	}
+	p, _, _ := strings.Cut(s, "?")
+	p, _, _ = strings.Cut(p, "#")
+	return !strings.Contains(p, "//")
 }

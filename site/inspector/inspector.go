@@ -18,6 +18,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/affordances-go/affordances/internal/htmlform"
 	"github.com/affordances-go/affordances/internal/schema"
 	"github.com/affordances-go/affordances/protocol"
 	"github.com/affordances-go/affordances/site"
@@ -97,7 +98,7 @@ func (in *inspector) serve(w http.ResponseWriter, hr *http.Request) {
 	}
 	hr.Body = http.MaxBytesReader(w, hr.Body, maxForm)
 	path := hr.FormValue("page")
-	if path == "" || !site.IsLocalPath(path) {
+	if path == "" || !htmlform.LocalPath(path) {
 		path = "/"
 	}
 	d := inspectorData{Path: path, Caller: "anonymous", CSS: Path + ".css"}
