@@ -25,6 +25,8 @@ func Catalogue() []Check {
 		{"schema.graphs", "every graph satisfies the graph schema", Must, checkGraphSchemas},
 		{"methods.head", "HEAD is GET without a body", Must, checkHead},
 		{"methods.not-allowed", "other methods get 405 with an Allow header", Must, checkMethodNotAllowed},
+		{"pages.made-up-url", "a call on a made-up URL of a route answers 404 not_found before anything else and writes nothing", Must, checkMadeUpURL},
+		{"pages.link-without-graph", `an HTML page without a graph announces none (no rel="affordances")`, Should, checkLinkWithoutGraph},
 		{"calls.unknown-action", "a call naming no action of the route answers 404 not_found", Must, checkUnknownAction},
 		{"calls.not-json", "a call body that is not JSON answers 400 invalid_input", Must, checkNotJSON},
 		{"calls.invalid-input", "input that fails the schema answers 400 invalid_input listing issues with path, message and keyword", Must, checkInvalidInput},

@@ -28,7 +28,12 @@ type Env struct {
 	indexResp *response
 	pages     []*page
 	unreached []string // routes of the index no page was found for
+	noGraph   []string // URLs of this site the crawl found without a graph (at most maxNoGraph)
 }
+
+// maxNoGraph bounds the URLs without a graph the crawl keeps for the
+// pages.link-without-graph check.
+const maxNoGraph = 8
 
 // page is one page found with a graph.
 type page struct {
@@ -270,6 +275,9 @@ func (e *Env) crawl(ctx context.Context) {
 		fetches++
 		res, err := e.getGraph(ctx, it.url)
 		if err != nil || res.status != http.StatusOK || !res.mediaType() {
+			if err == nil && len(e.noGraph) < maxNoGraph {
+				e.noGraph = append(e.noGraph, it.url)
+			}
 			continue
 		}
 		var g protocol.Graph

@@ -102,7 +102,7 @@ func (x *Extender) ServeScript(path string, js []byte) template.HTML {
 }
 
 // SetValue keeps v on the site under key, for the extension's own
-// functions that are handed the site later (as approval.Status is): what
+// functions that are handed the site later (a status a door asks for later): what
 // an extension keeps lives as long as the site, and no registry of its
 // own outlives it. Use a key of an unexported type of the extension's,
 // as with context values.

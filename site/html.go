@@ -127,13 +127,53 @@ func (v *View) FieldError(field string) string {
 // page's graph, for a page's <head>.
 const LinkTag template.HTML = `<link rel="affordances" href="?affordances=1">`
 
+// affordancesLink is the template function of the link element: the tag
+// with no argument; with one, the tag for a *View of a page and for a
+// tag [Site.Link] gave, nothing for anything else.
+func affordancesLink(of ...any) template.HTML {
+	if len(of) == 0 {
+		return LinkTag
+	}
+	switch v := of[0].(type) {
+	case *View:
+		if v != nil && v.page != nil {
+			return LinkTag
+		}
+	case template.HTML:
+		if v == LinkTag {
+			return LinkTag
+		}
+	}
+	return ""
+}
+
+// Link returns the link element ([LinkTag]) when one of the site's pages
+// answers a GET of hr's path with a graph, and "" otherwise: for the
+// <head> of a template the application renders itself and shares
+// between routes with and without a page (data["AffordancesLink"] =
+// s.Link(r), written as {{.AffordancesLink}} or {{affordancesLink
+// .AffordancesLink}}). A route with a page is not a promise that the
+// thing it names exists; the application's own not-found page leaves the
+// element out.
+func (s *Site) Link(hr *http.Request) template.HTML {
+	if p, _ := s.route(hr, hr.URL.EscapedPath(), http.MethodGet); p != nil {
+		return LinkTag
+	}
+	return ""
+}
+
 // Funcs returns the template functions of the package, to add to a page
 // template before parsing it:
 //
 //		tmpl := template.Must(template.New("").Funcs(site.Funcs()).ParseFS(...))
 //
 //	  - affordancesLink writes the <link rel="affordances"> element for the
-//	    page's <head>.
+//	    page's <head>. Given an argument, it knows: {{affordancesLink .}}
+//	    writes it for a [View] the site renders for a page with a graph
+//	    and nothing for any other value, so that a layout shared with pages
+//	    that have no graph (a not-found page, a tag page the application
+//	    renders) announces none. For a page the application renders from
+//	    its own data, pass [Site.Link] of its request instead.
 //	  - actionForm VIEW NAME [FIELD VALUE]... writes a complete form for an
 //	    action: a labelled control per input property, a submit button that
 //	    is disabled (with the reason shown) when the action is unavailable,
@@ -153,7 +193,7 @@ const LinkTag template.HTML = `<link rel="affordances" href="?affordances=1">`
 //	    the data-presence attribute).
 func Funcs() template.FuncMap {
 	return template.FuncMap{
-		"affordancesLink": func() template.HTML { return LinkTag },
+		"affordancesLink": affordancesLink,
 		"actionForm":      actionForm,
 		"actionField":     actionField,
 		"actionFields":    actionFields,

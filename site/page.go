@@ -32,6 +32,23 @@ type PageOptions struct {
 	// its Effects, which are checked at registration against the keys
 	// named here; a graph or an HTML page loads them all, then Finish.
 	Entities []EntityLoader
+	// Exists reports whether the request's URL names something that
+	// exists and that this caller may see, as one cheap read (an indexed
+	// lookup, an access check): nil when it does, [ErrNotFound] when it
+	// does not (the same answer for "no such post" and "not yours"), an
+	// error of this package's to answer otherwise. It runs first, before
+	// anything else the page does: for a call at step 1, before the
+	// caller is checked, its input read or its guard run, so that no
+	// action runs on a page that is not there; for a graph or an HTML
+	// page before the loaders, which may then take the thing as found.
+	// Without it, a call on a page whose route has parameters loads the
+	// whole state at step 1 and answers the loaders' [ErrNotFound]: safe,
+	// but it reads everything (a page with Transact loads it first thing
+	// in the call's transaction instead, where its loaders read, so a
+	// caller may meet 401, 429 or 400 before not_found). Declare Exists to
+	// read only what the call needs and answer not_found first. A route
+	// without parameters names its one page and needs none.
+	Exists func(r *Request) error
 	// Load is the shorthand of a page that does not name its entities:
 	// it reads the whole state at once, on every request, before
 	// Entities. Every call then loads everything, and Effects are not
@@ -87,6 +104,7 @@ type Page struct {
 	opts    PageOptions
 	actions []*action
 	byName  map[string]*action
+	params  bool   // the route has parameters: a URL may name nothing (exists)
 	at      string // file:line of the Page call, for registration errors
 }
 
@@ -120,7 +138,8 @@ func (s *Site) Page(pattern string, opts PageOptions) *Page {
 	}
 	at := callerLocation()
 	checkEntityLoaders(pattern, at, opts.Entities)
-	p := &Page{site: s, pattern: pattern, route: route, opts: opts, byName: map[string]*action{}, at: at}
+	p := &Page{site: s, pattern: pattern, route: route, opts: opts, byName: map[string]*action{}, at: at,
+		params: strings.Contains(route, "[")}
 	s.checkPattern(pattern, at, pageRef{p})
 	s.pages = append(s.pages, p)
 	return p
@@ -185,6 +204,11 @@ func (p *Page) load(r *Request) (*State, error) {
 // loadFull reads the whole state, as a graph or an HTML page shows it:
 // Load, every entity loader in order, then Finish.
 func (p *Page) loadFull(r *Request) (*State, error) {
+	if p.opts.Exists != nil {
+		if err := p.opts.Exists(r); err != nil {
+			return nil, err
+		}
+	}
 	if len(p.opts.Entities) == 0 && p.opts.Finish == nil {
 		return p.load(r)
 	}
@@ -227,6 +251,9 @@ func (p *Page) loadFailure(r *Request, err error) *Error {
 	}
 	if errors.Is(err, ErrNotFound) {
 		return newError(protocol.CodeNotFound, "no such page")
+	}
+	if e, ok := err.(*Error); ok {
+		return e // Exists or a loader answered with a code of this package's
 	}
 	return p.site.failure(r.Context(), "page loader failed", err, "route", p.route, "path", r.URL.Path)
 }

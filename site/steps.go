@@ -15,9 +15,13 @@ import (
 
 // The seven steps of the pipeline, in their order (see pipelineSteps).
 
-// resolve is step 1: find the action on the page's route. An unknown name
-// and an action hidden from this caller get the same answer.
+// resolve is step 1: the page must exist for this caller (its Exists),
+// then the action is found on its route. A page that is not there, an
+// unknown name and an action hidden from this caller get the same code.
 func (c *call) resolve() *Error {
+	if err := c.page.exists(c.r); err != nil {
+		return c.page.loadFailure(c.r, err)
+	}
 	a := c.page.byName[c.name]
 	if a == nil || !a.visible(c.r) {
 		return newError(protocol.CodeNotFound, "this page has no such action")
@@ -169,6 +173,11 @@ func (c *call) checkGuard() *Error {
 		return c.page.loadFailure(c.r, err)
 	}
 	c.before = st
+	if c.page.foundInTransaction() && st.lazy.page != nil {
+		if err := st.loadAll(); err != nil {
+			return c.page.loadFailure(c.r, err)
+		}
+	}
 	if !c.act.cookiesKept(c.r) {
 		return newError(protocol.CodeUnavailable, c.site.opts.NoCookiesReason)
 	}

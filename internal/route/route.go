@@ -62,6 +62,25 @@ func Parse(s string) (Route, error) {
 	return Route{text: s, params: params, re: regexp.MustCompile(b.String())}, nil
 }
 
+// Fill returns a path of the route with every parameter given the value
+// seg (one segment, used as it is): a URL of the route that the site is
+// unlikely to have, for a probe such as the conformance checker's.
+func (r Route) Fill(seg string) string {
+	var b strings.Builder
+	rest := r.text
+	for {
+		i := strings.IndexByte(rest, '[')
+		j := strings.IndexByte(rest, ']')
+		if i < 0 || j < i {
+			b.WriteString(rest)
+			return b.String()
+		}
+		b.WriteString(rest[:i])
+		b.WriteString(seg)
+		rest = rest[j+1:]
+	}
+}
+
 // MustParse is Parse for routes known to be valid; it panics otherwise.
 func MustParse(s string) Route {
 	r, err := Parse(s)

@@ -97,3 +97,14 @@ func TestLastSegment(t *testing.T) {
 		}
 	}
 }
+
+func TestFill(t *testing.T) {
+	for in, want := range map[string]string{
+		"/products/[slug]": "/products/x", "/a/[b]/c/[...rest]": "/a/x/c/x", "/": "/",
+	} {
+		r := MustParse(in)
+		if got := r.Fill("x"); got != want || !r.Match(got) {
+			t.Errorf("Fill(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

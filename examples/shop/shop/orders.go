@@ -176,6 +176,21 @@ func (s *Store) Order(ctx context.Context, userID, id int64) (*Order, error) {
 	return orderOf(ctx, s.db, userID, id)
 }
 
+// OrderExists reports whether the user has an order with this id, as the
+// order page's existence check: one indexed read. ErrNotFound when the
+// order does not exist or is someone else's.
+func (s *Store) OrderExists(ctx context.Context, userID, id int64) error {
+	var one int
+	err := s.db.QueryRowContext(ctx, `SELECT 1 FROM orders WHERE id = ? AND user_id = ?`, id, userID).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return ErrNotFound
+	}
+	if err != nil {
+		return fmt.Errorf("finding order %d: %w", id, err)
+	}
+	return nil
+}
+
 func orderOf(ctx context.Context, q querier, userID, id int64) (*Order, error) {
 	var o Order
 	var at int64

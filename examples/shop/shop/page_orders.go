@@ -61,6 +61,7 @@ func (a *App) orderPage() {
 		Description: "One order: its items, total and status",
 		View:        page("order.html"),
 		Personal:    true,
+		Exists:      a.orderExists,
 		Entities:    append(a.header(), site.Group(a.loadOrder, orderKey)),
 	})
 	site.Handle(p, site.Action{
@@ -79,13 +80,32 @@ func (a *App) orderPage() {
 	})
 }
 
+// orderExists is the order page's existence check: the path names an
+// order of the signed-in shopper's, in its one spelling. Anyone else's
+// order, or one that does not exist, is not found, before a call of
+// cancelOrder does anything else.
+func (a *App) orderExists(r *site.Request) error {
+	id, ok := orderID(r)
+	sh := shopperOf(r)
+	if !ok || sh.User == nil {
+		return site.ErrNotFound
+	}
+	return notFound(a.store.OrderExists(r.Context(), sh.User.ID, id))
+}
+
+// orderID reads the order's id from the path: /orders/3, never
+// /orders/03 or /orders/+3 (one order has one URL).
+func orderID(r *site.Request) (int64, bool) {
+	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	return id, err == nil && strconv.FormatInt(id, 10) == r.PathValue("id")
+}
+
 // loadOrder loads one order of the signed-in shopper; anyone else's, or
 // one that does not exist, is not found.
 func (a *App) loadOrder(r *site.Request, st *site.State) error {
 	sh := shopperOf(r)
-	// One order has one URL: /orders/3, never /orders/03 or /orders/+3.
-	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
-	if err != nil || sh.User == nil || strconv.FormatInt(id, 10) != r.PathValue("id") {
+	id, ok := orderID(r)
+	if !ok || sh.User == nil {
 		return site.ErrNotFound
 	}
 	o, err := a.store.Order(r.Context(), sh.User.ID, id)

@@ -56,6 +56,10 @@ func (a *App) productPage() {
 		CacheFor:    publicPageTTL, // stock in a proxy cache is at most this old
 		Description: "One product: its colours and sizes, each with its own stock",
 		View:        page("product.html"),
+		// A made-up slug is not found before anything else runs.
+		Exists: func(r *site.Request) error {
+			return notFound(a.store.ProductExists(r.Context(), r.PathValue("slug")))
+		},
 		// One loader per entity: a call to addToCart reads the product
 		// for its guards and, after it ran, the cart alone.
 		Entities: append([]site.EntityLoader{site.Entity(productKey, a.product)}, a.header()...),
@@ -79,6 +83,14 @@ func (a *App) productPage() {
 			return productKey.Get(st).InStock(), "sold out in every size"
 		}},
 	}, a.addToCart)
+}
+
+// notFound turns the store's ErrNotFound into the site's.
+func notFound(err error) error {
+	if errors.Is(err, ErrNotFound) {
+		return site.ErrNotFound
+	}
+	return err
 }
 
 // product loads the product the page's path names.

@@ -235,6 +235,23 @@ func (s *Store) Product(ctx context.Context, slug string) (*Product, error) {
 	return e.product(nil), nil
 }
 
+// ProductExists reports whether a product with this slug is in the
+// catalog, as the product page's existence check (site's
+// PageOptions.Exists): from the catalog's cache when it is fresh, else
+// with the one indexed read that also fills the cache. ErrNotFound when
+// there is none.
+func (s *Store) ProductExists(ctx context.Context, slug string) error {
+	if v, ok := s.catalog.Load(slug); ok && s.now().Before(v.(*catalogEntry).until) {
+		return nil
+	}
+	e, err := s.readProduct(ctx, slug)
+	if err != nil {
+		return err
+	}
+	s.catalog.Store(slug, e)
+	return nil
+}
+
 // catalogTTL is how long a product's catalog entry is kept.
 const catalogTTL = time.Minute
 
