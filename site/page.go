@@ -142,6 +142,9 @@ func (s *Site) Page(pattern string, opts PageOptions) *Page {
 		params: strings.Contains(route, "[")}
 	s.checkPattern(pattern, at, pageRef{p})
 	s.pages = append(s.pages, p)
+	for _, cop := range s.crossOrigin {
+		cop.AddInsecureBypassPattern(http.MethodPost + " " + pattern)
+	}
 	return p
 }
 

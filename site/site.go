@@ -48,6 +48,8 @@ type Site struct {
 	gates   [stages][]Gate // the extensions' checks at step 6, by stage, in their order
 	scripts template.HTML  // the extensions' script tags, for every rendered page
 	values  sync.Map       // what extensions keep on the site (Extender.SetValue)
+
+	crossOrigin []*http.CrossOriginProtection // bypassed for the site's pages (BypassCrossOrigin)
 }
 
 // New returns an empty site with its extensions plugged in (see

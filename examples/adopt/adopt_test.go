@@ -123,3 +123,31 @@ func withEntities(st *site.State, m map[string]any) *site.State {
 	}
 	return st
 }
+
+// copAroundTheApp puts net/http's CrossOriginProtection around the
+// application's routes alone.
+func copAroundTheApp(s *site.Site, app http.Handler) http.Handler {
+	cop := http.NewCrossOriginProtection()
+	handler := s.Wrap(cop.Handler(app))
+	return handler
+}
+
+// copInFront puts it in front of everything, the site's pages bypassing it.
+func copInFront(s *site.Site, app http.Handler) http.Handler {
+	cop := http.NewCrossOriginProtection()
+	s.BypassCrossOrigin(cop)
+	handler := cop.Handler(s.Wrap(app))
+	return handler
+}
+
+// Both compositions build and serve.
+func TestCrossOriginProtection_Compositions(t *testing.T) {
+	for _, compose := range []func(*site.Site, http.Handler) http.Handler{copAroundTheApp, copInFront} {
+		s := site.New(site.Options{Name: "x"})
+		s.Page("/", site.PageOptions{})
+		c := sitetest.New(t, compose(s, http.NotFoundHandler()))
+		if g := c.Graph("/"); g.Route != "/" {
+			t.Errorf("graph %+v", g)
+		}
+	}
+}
