@@ -142,9 +142,26 @@ func checkInvalidInput(ctx context.Context, e *Env) Outcome {
 	return pass("%s: %d issues", a.Name, len(raw.Error.Issues))
 }
 
+// checkAuthBeforeInput sends invalid input, anonymously, to a session
+// action that an anonymous caller can see: one the index lists without
+// credentials. An action the site hides from anonymous callers
+// (a visibility predicate) answers them not_found, rightly, and is no use.
 func checkAuthBeforeInput(ctx context.Context, e *Env) Outcome {
-	p, a := e.probe(func(_ *page, a *protocol.ActionDescriptor) bool { return a.Expose.NeedsSession() })
+	seen, hidden := e.anonymousActions(ctx), 0
+	p, a := e.probe(func(p *page, a *protocol.ActionDescriptor) bool {
+		if !a.Expose.NeedsSession() {
+			return false
+		}
+		if seen != nil && !seen[p.graph.Route+" "+a.Name] {
+			hidden++
+			return false
+		}
+		return true
+	})
 	if p == nil {
+		if hidden > 0 {
+			return skip("every session action found is hidden from anonymous callers (the index without credentials does not list it): they answer 404 not_found, as they should, so expose cannot be seen to come before input")
+		}
 		return skip("no session action with an object input was found (the checker never probes confirm actions)")
 	}
 	res, err := e.post(ctx, p.url, invalidCall(a.Name), anonymous...)
@@ -245,4 +262,21 @@ func (e *Env) stillUnavailable(ctx context.Context, pageURL, action string) bool
 		}
 	}
 	return false
+}
+
+// anonymousActions returns the actions the site index lists to a caller
+// without credentials, as "route name"; nil when it cannot be read.
+func (e *Env) anonymousActions(ctx context.Context) map[string]bool {
+	res, err := e.do(ctx, http.MethodGet, e.abs(protocol.WellKnownPath), nil, anonymous...)
+	var idx protocol.SiteIndex
+	if err != nil || res.status != http.StatusOK || json.Unmarshal(res.body, &idx) != nil {
+		return nil
+	}
+	out := map[string]bool{}
+	for _, r := range idx.Routes {
+		for _, a := range r.Actions {
+			out[r.Route+" "+a.Name] = true
+		}
+	}
+	return out
 }
