@@ -34,6 +34,10 @@ type Caller struct {
 	// their sessions and tokens (a user id, opaque). An approval asked by
 	// an agent with a token is given by the person signed in with a
 	// session: both must report the same Account. Empty: ID stands in.
+	// It is the library's opaque string, for comparing callers: never
+	// hand it to your database as your id (an ORM given the string "1"
+	// as a condition, as gorm's First(&u, "1") is, reads it as SQL and
+	// returns any row); keep your own id, in its own type, in User.
 	Account string
 	// Label names the credential for the person it acts for, as a phrase
 	// that reads after "Asked by": `the agent with your token “laptop”`.
