@@ -112,7 +112,7 @@ func TestSnippets_MiddlewareInFront(t *testing.T) {
 // docs/adopt.md is not, line for line, in the example's code.
 func TestGuide_GoBlocksAreCompiledCode(t *testing.T) {
 	doccheck.BlocksAreIn(t, "../../docs/adopt.md", []string{"go"}, 6,
-		"adopt_test.go", "main.go", "agents/agents.go", "agents/agents_test.go", "dials/app.go", "dials/session.go", "dials/store.go", "recipes/affordances.go", "ginblog/affordances.go", "ginblog/app.go")
+		"adopt_test.go", "main.go", "agents/agents.go", "agents/agents_test.go", "dials/app.go", "dials/session.go", "dials/store.go", "recipes/affordances.go", "ginblog/affordances.go", "ginblog/app.go", "echonotes/affordances.go", "echonotes/app.go")
 }
 
 // withEntities stores each entity of m in st under its name, as a page's
