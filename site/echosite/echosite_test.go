@@ -43,7 +43,10 @@ func server(t *testing.T) (*echo.Echo, *[]string, *int) {
 	view := template.Must(template.New("n").Funcs(site.Funcs()).Parse(`<head>{{affordancesLink .}}</head>{{actionForm . "pin"}}`))
 	p := s.Page("/notes/{id}", site.PageOptions{View: view})
 	site.Handle(p, site.Action{Name: "pin", Description: "Pin the note", Expose: protocol.ExposeSession},
-		func(r *site.Request, in struct{}) (site.Done, error) { pins++; return site.Done{Message: "Pinned."}, nil })
+		func(r *site.Request, in struct{}) (site.Done, error) {
+			pins++
+			return site.Done{Message: "Pinned."}, nil
+		})
 	s.Page("/about", site.PageOptions{})
 
 	e := echo.New()

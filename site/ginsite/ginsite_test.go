@@ -45,11 +45,17 @@ func engine(t *testing.T) (*gin.Engine, *[]string, *int) {
 	view := template.Must(template.New("n").Funcs(site.Funcs()).Parse(`<head>{{affordancesLink .}}</head>{{actionForm . "pin"}}`))
 	p := s.Page("/notes/{id}", site.PageOptions{View: view})
 	site.Handle(p, site.Action{Name: "pin", Description: "Pin the note", Expose: protocol.ExposeSession},
-		func(r *site.Request, in struct{}) (site.Done, error) { pins++; return site.Done{Message: "Pinned."}, nil })
+		func(r *site.Request, in struct{}) (site.Done, error) {
+			pins++
+			return site.Done{Message: "Pinned."}, nil
+		})
 	s.Page("/about", site.PageOptions{})
 
 	r := gin.New()
-	r.Use(func(c *gin.Context) { c.Next(); logged = append(logged, c.Request.URL.Path+" "+http.StatusText(c.Writer.Status())) })
+	r.Use(func(c *gin.Context) {
+		c.Next()
+		logged = append(logged, c.Request.URL.Path+" "+http.StatusText(c.Writer.Status()))
+	})
 	r.Use(gin.Recovery())
 	r.Use(func(c *gin.Context) {
 		if ck, err := c.Request.Cookie("user"); err == nil {
