@@ -9,7 +9,9 @@ import (
 )
 
 // Admission: past what the site can serve, a call is refused at once,
-// before its body is read, rather than queued until every call is slow.
+// before its caller is looked up, rather than queued until every call is
+// slow. Its body is read first, within Limits.BodyTimeout, so that a
+// sender that dribbles it holds no slot.
 // Options.Limits.MaxInFlight calls run at a time; up to Options.Limits.MaxQueued more
 // wait Options.Limits.QueueWait for a slot; the others answer 503 unavailable
 // with Retry-After, which clients retry. Reads (graphs, pages, the index)

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"time"
 
 	"github.com/affordances-go/affordances/internal/negotiate"
 	"github.com/affordances-go/affordances/internal/route"
@@ -43,7 +45,9 @@ func (s *Site) decodeCall(w http.ResponseWriter, hr *http.Request, d *decoded) *
 	if e := s.checkLength(hr, "body"); e != nil {
 		return e
 	}
+	lift := s.bodyDeadline(w)
 	body, err := io.ReadAll(http.MaxBytesReader(w, hr.Body, s.opts.Limits.MaxBodyBytes))
+	lift(err)
 	if err != nil {
 		return bodyError(err, "body", s.opts.Limits.MaxBodyBytes)
 	}
@@ -134,5 +138,28 @@ func bodyError(err error, what string, limit int64) *Error {
 		return newError(protocol.CodeInvalidInput,
 			fmt.Sprintf("the %s is larger than %d bytes", what, limit)).withStatus(http.StatusRequestEntityTooLarge)
 	}
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		return newError(protocol.CodeInvalidInput, "the "+what+" did not arrive in time")
+	}
 	return newError(protocol.CodeInvalidInput, "the "+what+" could not be read")
+}
+
+// bodyDeadline gives a call's body Limits.BodyTimeout to arrive, on a
+// connection that allows it (not a recorder), and returns what lifts the
+// deadline once the body is read whole, so that the connection's next
+// request is not cut short. A body that failed to arrive keeps the
+// deadline and closes the connection: the server would otherwise wait,
+// without a deadline, for the rest of it before answering.
+func (s *Site) bodyDeadline(w http.ResponseWriter) (lift func(err error)) {
+	rc := http.NewResponseController(w)
+	if rc.SetReadDeadline(time.Now().Add(s.opts.Limits.BodyTimeout)) != nil {
+		return func(error) {}
+	}
+	return func(err error) {
+		if err != nil {
+			w.Header().Set("Connection", "close")
+			return
+		}
+		_ = rc.SetReadDeadline(time.Time{})
+	}
 }

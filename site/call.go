@@ -126,16 +126,23 @@ func (s *Site) whoCalls(hr *http.Request) who {
 // headers), and the door audits the call with the status it answers.
 func (s *Site) execute(h http.Header, hr *http.Request, p *Page, transport Transport, decode func(*decoded) *Error) (*call, *outcome, *Error) {
 	started := time.Now()
-	w, release, e := s.admit(hr)
+	// The body is read first, within its own deadline, so that a sender
+	// that dribbles it holds no slot; the slot is taken before the caller
+	// is looked up, so that a refusal costs no database work.
+	var d decoded
+	t := s.observedNow()
+	e := decode(&d)
+	took := sinceIfSet(t)
+	w, release, admitErr := s.admit(hr)
 	if release != nil {
 		defer release()
 	}
-	c := &call{site: s, page: p, transport: transport, started: started, who: w, caller: w.r.Caller}
-	if e == nil {
-		t := c.stepStart()
-		e = decode(&c.decoded)
+	c := &call{site: s, page: p, transport: transport, started: started, who: w, caller: w.r.Caller, decoded: d}
+	if admitErr != nil {
+		e = admitErr // a call refused for want of a slot is answered 503, whatever its body
+	} else {
 		c.r.byPerson = c.personActs && c.from.navigate
-		c.stepDone(StepDecode, t)
+		c.stepAt(StepDecode, t, took)
 	}
 	var out *outcome
 	if e == nil {

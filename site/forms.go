@@ -86,6 +86,7 @@ func (s *Site) decodeForm(w http.ResponseWriter, hr *http.Request, d *decoded) *
 	if e := s.checkLength(hr, "form"); e != nil {
 		return e
 	}
+	lift := s.bodyDeadline(w)
 	hr.Body = http.MaxBytesReader(w, hr.Body, limit)
 	mt, _, _ := mime.ParseMediaType(hr.Header.Get("Content-Type"))
 	var err error
@@ -94,6 +95,7 @@ func (s *Site) decodeForm(w http.ResponseWriter, hr *http.Request, d *decoded) *
 	} else {
 		err = hr.ParseForm()
 	}
+	lift(err)
 	if err != nil {
 		return bodyError(err, "form", limit)
 	}

@@ -98,22 +98,36 @@ const maxSteps = 8
 
 // stepStart returns the time a step starts, when the site is observed;
 // an unobserved call reads no clock.
-func (c *call) stepStart() time.Time {
-	if c.site.opts.Observer == nil {
+func (c *call) stepStart() time.Time { return c.site.observedNow() }
+
+// observedNow is the time now when the site is observed, else zero.
+func (s *Site) observedNow() time.Time {
+	if s.opts.Observer == nil {
 		return time.Time{}
 	}
 	return time.Now()
 }
 
+// sinceIfSet is the time since t, or zero for a zero t (no clock read).
+func sinceIfSet(t time.Time) time.Duration {
+	if t.IsZero() {
+		return 0
+	}
+	return time.Since(t)
+}
+
 // stepDone records a step that started at t.
-func (c *call) stepDone(name string, t time.Time) {
+func (c *call) stepDone(name string, t time.Time) { c.stepAt(name, t, sinceIfSet(t)) }
+
+// stepAt records a step that started at t and took d.
+func (c *call) stepAt(name string, t time.Time, d time.Duration) {
 	if t.IsZero() {
 		return
 	}
 	if c.steps == nil {
 		c.steps = make([]Step, 0, maxSteps)
 	}
-	c.steps = append(c.steps, Step{Name: name, Start: t, Duration: time.Since(t)})
+	c.steps = append(c.steps, Step{Name: name, Start: t, Duration: d})
 }
 
 // observe tells the site's Observer about a call that ended.

@@ -159,6 +159,9 @@ func withDefaults(o Options) Options {
 	if o.Limits.MaxBodyBytes <= 0 {
 		o.Limits.MaxBodyBytes = 1 << 20
 	}
+	if o.Limits.BodyTimeout <= 0 {
+		o.Limits.BodyTimeout = 10 * time.Second
+	}
 	if o.Limits.Limiter == nil {
 		o.Limits.Limiter = ratelimit.NewMemory(nil)
 	}
@@ -185,6 +188,12 @@ func withDefaults(o Options) Options {
 type LimitOptions struct {
 	// MaxBodyBytes limits the body of a call. Default: 1 MiB.
 	MaxBodyBytes int64
+	// BodyTimeout is how long a call's body (an agent's JSON, a form)
+	// may take to arrive once its headers have: a slower sender is
+	// answered 400 and its connection closed. The body is read before
+	// the call takes a slot (MaxInFlight), so a slow sender holds none.
+	// Default: 10 seconds.
+	BodyTimeout time.Duration
 	// Limiter counts calls per caller, route and action. Default: an
 	// in-memory GCRA limiter.
 	Limiter ratelimit.Limiter
@@ -200,7 +209,8 @@ type LimitOptions struct {
 	// once, on every door (agents' POSTs, forms, MCP): past it, up to
 	// MaxQueued more wait QueueWait for a slot (default 100 ms), and the
 	// others are refused at once, before their caller is authenticated
-	// or their body read, with 503 unavailable and Retry-After: 1, which
+	// (their body, read first within BodyTimeout, holds no slot while it
+	// arrives), with 503 unavailable and Retry-After: 1, which
 	// clients retry with the call's key (a refusal's audit record has no
 	// caller: none was looked up). Reads are not held. [Site.Shed] counts
 	// the refusals. Default: no limit. A queue absorbs bursts; under a
