@@ -5,12 +5,10 @@ import (
 	"fmt"
 	"net/http"
 	"runtime/debug"
-	"time"
 
 	"github.com/affordances-go/affordances/internal/htmlform"
 	"github.com/affordances-go/affordances/internal/validate"
 	"github.com/affordances-go/affordances/protocol"
-	"github.com/affordances-go/affordances/site/ratelimit"
 )
 
 // The seven steps of the pipeline, in their order (see pipelineSteps).
@@ -68,30 +66,12 @@ func (c *call) rateLimit() *Error {
 
 // limit counts the call under one key.
 func (c *call) limit(who string) *Error {
-	s := c.site
-	l := s.opts.Limits.Default
+	l := c.site.opts.Limits.Default
 	if c.act.meta.Limit != nil {
 		l = *c.act.meta.Limit
 	}
-	key := who + "\x00" + c.page.route + "\x00" + c.act.meta.Name
-	d, err := s.opts.Limits.Limiter.Allow(c.r.Context(), key, l)
-	if err != nil {
-		s.limiterFaults.Add(1)
-		c.limiterFault = true
-		if n, ok := s.faultLog.due(time.Now()); ok {
-			s.opts.Logger.WarnContext(c.r.Context(), "affordances: rate limiter failed", "route", c.page.route,
-				"action", c.act.meta.Name, "fail_closed", s.opts.Limits.FailClosed, "faults_since_last_report", n, "err", err)
-		}
-		if !s.opts.Limits.FailClosed {
-			return nil
-		}
-		d = ratelimit.Decision{RetryAfter: time.Second}
-	}
-	if d.Allowed {
-		return nil
-	}
-	e := newError(protocol.CodeRateLimited, fmt.Sprintf("too many calls; try again in %d s", d.RetryAfterSeconds()))
-	e.retryAfter = d.RetryAfterSeconds()
+	e, fault := c.site.count(c.r.Context(), who+"\x00"+c.page.route+"\x00"+c.act.meta.Name, l, c.page.route, c.act.meta.Name)
+	c.limiterFault = c.limiterFault || fault
 	return e
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/affordances-go/affordances/internal/jsfile"
 	"github.com/affordances-go/affordances/site"
+	"github.com/affordances-go/affordances/site/ratelimit"
 )
 
 //go:embed presence.js
@@ -86,6 +87,11 @@ type mounted struct {
 	p *Passkeys
 }
 
+// challengeLimit bounds the challenges one client address may ask for, on
+// every endpoint of the ceremony together: a person signs in, approves
+// or adds a passkey a few times a minute at most.
+var challengeLimit = ratelimit.PerMinute(20, 10)
+
 // guard answers a request that may not ask: not a POST, or not from this
 // site; it returns the request's form.
 func (m *mounted) guard(w http.ResponseWriter, hr *http.Request) (url.Values, bool) {
@@ -97,6 +103,12 @@ func (m *mounted) guard(w http.ResponseWriter, hr *http.Request) (url.Values, bo
 	}
 	if hr.Header.Get("Origin") == "" || m.s.CheckOrigin(hr) != nil {
 		http.Error(w, "a challenge is given to this site's own pages only", http.StatusForbidden)
+		return nil, false
+	}
+	// Every challenge is stored until it is answered or expires: a client
+	// address asks for a bounded number, signed in or not.
+	if err := m.s.LimitByAddress(hr, Path, challengeLimit); err != nil {
+		m.fail(w, hr, err)
 		return nil, false
 	}
 	hr.Body = http.MaxBytesReader(w, hr.Body, m.s.MaxBodyBytes())

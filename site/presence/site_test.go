@@ -278,3 +278,27 @@ func TestSite_PresenceOnTheFormOfAnActionWithApproval(t *testing.T) {
 		t.Fatalf("the proof again: %d, %d orders", code, ts.orders.Load())
 	}
 }
+
+// A flood of anonymous sign-in challenges from one address is cut off
+// after a short burst (429 with Retry-After), so the challenges stored
+// stay bounded; the ceremony's other endpoints share the budget.
+func TestSite_ChallengesAreBoundedPerAddress(t *testing.T) {
+	ts := newTestSite(t)
+	ok, limited := 0, 0
+	for range 40 {
+		switch code, _ := ts.post(t, SignInPath, url.Values{}); code {
+		case http.StatusOK:
+			ok++
+		case http.StatusTooManyRequests:
+			limited++
+		default:
+			t.Fatalf("a sign-in challenge: %d", code)
+		}
+	}
+	if ok > 12 || limited < 28 {
+		t.Errorf("40 anonymous challenges from one address: %d answered, %d limited", ok, limited)
+	}
+	if code, _ := ts.post(t, Path+"/register", url.Values{}, "Cookie", "session=ann"); code != http.StatusTooManyRequests {
+		t.Errorf("a registration from the same address after the flood: %d", code)
+	}
+}

@@ -234,6 +234,7 @@ CREATE TABLE IF NOT EXISTS presence_challenges (
 	session    TEXT NOT NULL,
 	expires_at INTEGER NOT NULL
 );
+CREATE INDEX IF NOT EXISTS presence_challenges_by_expiry ON presence_challenges (expires_at);
 CREATE TABLE IF NOT EXISTS devices (
 	hash       TEXT PRIMARY KEY,
 	user_id    INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,

@@ -86,16 +86,27 @@ func (p *Passkeys) AccountOf(ctx context.Context, id []byte) (string, error) {
 	return account, err
 }
 
-// PutChallenge implements presence.Store; challenges past their time
-// are forgotten on the way.
+// PutChallenge implements presence.Store. Challenges past their time
+// are forgotten in the background, at most once every sweepEvery
+// (ForgetExpiredChallenges), not before every insert: a flood of
+// challenges (which presence bounds per address) costs one insert each.
 func (p *Passkeys) PutChallenge(ctx context.Context, nonce string, c presence.Challenge) error {
-	now := p.s.now()
-	if _, err := p.s.db.ExecContext(ctx, `DELETE FROM presence_challenges WHERE expires_at < ?`, now.Add(-time.Minute).Unix()); err != nil {
-		return err
-	}
 	_, err := p.s.db.ExecContext(ctx, `INSERT INTO presence_challenges (nonce, account, kind, session, expires_at) VALUES (?, ?, ?, ?, ?)`,
 		nonce, c.Account, c.Kind, string(c.Session), c.Expires.Unix())
+	p.s.sweepIfDue(&p.s.challengesSwept, "forgetting expired challenges", p.s.ForgetExpiredChallenges)
 	return err
+}
+
+// ForgetExpiredChallenges deletes up to 10,000 passkey challenges past
+// their time (through their index on expires_at) and returns how many.
+func (s *Store) ForgetExpiredChallenges(ctx context.Context) (int, error) {
+	res, err := s.db.ExecContext(ctx, `DELETE FROM presence_challenges WHERE nonce IN (
+		SELECT nonce FROM presence_challenges WHERE expires_at < ? LIMIT `+fmt.Sprint(sweepBatch)+`)`, s.now().Unix())
+	if err != nil {
+		return 0, fmt.Errorf("forgetting expired challenges: %w", err)
+	}
+	n, _ := res.RowsAffected()
+	return int(n), nil
 }
 
 // TakeChallenge implements presence.Store: the DELETE that finds the row

@@ -28,17 +28,18 @@ type Store struct {
 	// Logger receives what the store's work in the background logs: the
 	// idempotency deltas it writes behind the answers, and its sweeps.
 	// Nil logs to slog.Default().
-	Logger        *slog.Logger
-	now           func() time.Time
-	keys          *IdempotencyKeys
-	catalog       sync.Map     // slug -> *catalogEntry: what Product read of the catalog
-	sessionsSwept atomic.Int64 // when ForgetExpiredSessions last ran for a sign-in, Unix ms
-	cartsSwept    atomic.Int64 // when ForgetAbandonedGuestCarts last ran for a guest's add, Unix ms
-	toks          *tokens.SQL  // the token kit's table (tokens.go)
-	sweepMu       sync.Mutex   // guards closed, and sweeps.Add against Close's Wait
-	closed        bool         // Close ran: no more sweeps
-	sweeps        sync.WaitGroup
-	kit           *tokens.Kit // the token kit over it, writing in the store's transactions
+	Logger          *slog.Logger
+	now             func() time.Time
+	keys            *IdempotencyKeys
+	catalog         sync.Map     // slug -> *catalogEntry: what Product read of the catalog
+	sessionsSwept   atomic.Int64 // when ForgetExpiredSessions last ran for a sign-in, Unix ms
+	cartsSwept      atomic.Int64 // when ForgetAbandonedGuestCarts last ran for a guest's add, Unix ms
+	challengesSwept atomic.Int64 // when ForgetExpiredChallenges last ran for a new challenge, Unix ms
+	toks            *tokens.SQL  // the token kit's table (tokens.go)
+	sweepMu         sync.Mutex   // guards closed, and sweeps.Add against Close's Wait
+	closed          bool         // Close ran: no more sweeps
+	sweeps          sync.WaitGroup
+	kit             *tokens.Kit // the token kit over it, writing in the store's transactions
 }
 
 // log is the store's Logger, or slog's default.
