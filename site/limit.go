@@ -14,7 +14,9 @@ import (
 // nil when it may go on, else the rate_limited failure with its
 // Retry-After. A limiter that fails lets the request through (it is
 // counted in LimiterFaults and logged at most once a minute), or denies
-// it with Limits.FailClosed; fault reports such a failure.
+// it with Limits.FailClosed; fault reports such a failure, or a decision
+// the limiter made degraded (ratelimit.Decision.Degraded), both counted in
+// LimiterFaults.
 func (s *Site) count(ctx context.Context, key string, l ratelimit.Limit, route, action string) (e *Error, fault bool) {
 	d, err := s.opts.Limits.Limiter.Allow(ctx, key, l)
 	if err != nil {
@@ -28,12 +30,16 @@ func (s *Site) count(ctx context.Context, key string, l ratelimit.Limit, route, 
 		}
 		d = ratelimit.Decision{RetryAfter: time.Second}
 	}
+	fault = err != nil || d.Degraded
+	if d.Degraded {
+		s.limiterFaults.Add(1) // decided without the usual count: as loud as a failure
+	}
 	if d.Allowed {
-		return nil, err != nil
+		return nil, fault
 	}
 	e = newError(protocol.CodeRateLimited, fmt.Sprintf("too many calls; try again in %d s", d.RetryAfterSeconds()))
 	e.retryAfter = d.RetryAfterSeconds()
-	return e, err != nil
+	return e, fault
 }
 
 // LimitByAddress counts a request of an extension's door against the

@@ -114,8 +114,10 @@ func (s *Site) Mount(path string, h http.Handler) {
 // Name returns the site's name, as its index gives it.
 func (s *Site) Name() string { return s.opts.Name }
 
-// LimiterFaults returns how many calls the limiter failed to decide on
-// since the site started.
+// LimiterFaults returns how many calls the limiter failed to decide on,
+// or decided degraded (ratelimit.Decision.Degraded: a degrading
+// limiter's local share while the shared one is down), since the site
+// started.
 func (s *Site) LimiterFaults() int64 { return s.limiterFaults.Load() }
 
 // ServeHTTP serves the site's pages and index; everything else is 404.

@@ -32,7 +32,8 @@ import (
 //
 // Fail-closed (deny while the shared limiter is down) is the site's
 // policy for a plain shared limiter; Degrading never reports the shared
-// limiter's errors.
+// limiter's errors, but marks each local decision Degraded, which the
+// site counts as a limiter fault.
 type Degrading struct {
 	shared    Limiter
 	local     *Memory
@@ -131,7 +132,9 @@ func (d *Degrading) Allow(ctx context.Context, key string, l Limit) (Decision, e
 		}
 	}
 	d.local64.Add(1)
-	return d.local.Allow(ctx, key, Share(l, d.instances))
+	dec, err := d.local.Allow(ctx, key, Share(l, d.instances))
+	dec.Degraded = true
+	return dec, err
 }
 
 // Local is how many decisions were made with local counts.

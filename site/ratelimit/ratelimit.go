@@ -53,6 +53,13 @@ type Decision struct {
 	// RetryAfter is how long a denied caller must wait before the same
 	// call would be allowed.
 	RetryAfter time.Duration
+	// Degraded reports a decision made without the limiter's usual
+	// count, because it failed (a [Degrading] limiter deciding with this
+	// instance's share while the shared one is down). The site counts it
+	// as a limiter fault (Site.LimiterFaults, the Observer's
+	// LimiterFault), so that the alert on faults fires while the limit
+	// is looser than usual.
+	Degraded bool
 }
 
 // RetryAfterSeconds is RetryAfter rounded up to whole seconds, at least 1:

@@ -2,6 +2,7 @@ package siteotel_test
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/affordances-go/affordances/protocol"
 	"github.com/affordances-go/affordances/site"
+	"github.com/affordances-go/affordances/site/ratelimit"
 	"github.com/affordances-go/affordances/site/siteotel"
 )
 
@@ -148,5 +150,50 @@ func TestObserver_RecordsNoPersonalData(t *testing.T) {
 				t.Errorf("span %s carries %s=%s", sp.Name, a.Key, v)
 			}
 		}
+	}
+}
+
+// failingLimiter is a shared limiter that is down.
+type failingLimiter struct{}
+
+func (failingLimiter) Allow(context.Context, string, ratelimit.Limit) (ratelimit.Decision, error) {
+	return ratelimit.Decision{}, errors.New("redis: connection refused")
+}
+
+// With the shared limiter down behind a degrading one, every call is
+// counted in affordances.limiter.faults, the counter the documented
+// alert (sum(rate(affordances_limiter_faults_total[5m])) > 0) reads.
+func TestObserver_ADegradedLimiterMovesTheFaultCounter(t *testing.T) {
+	reader := sdkmetric.NewManualReader()
+	obs, err := siteotel.New(siteotel.Options{MeterProvider: sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	limiter := ratelimit.NewDegrading(failingLimiter{}, ratelimit.DegradeOptions{Instances: 2, Logger: slog.New(slog.DiscardHandler)})
+	s := site.New(site.Options{Observer: obs, Logger: slog.New(slog.DiscardHandler), Limits: site.LimitOptions{Limiter: limiter}})
+	p := s.Page("/", site.PageOptions{})
+	site.Handle(p, site.Action{Name: "go", Description: "Go", Expose: protocol.ExposePublic},
+		func(r *site.Request, in struct{}) (site.Done, error) { return site.Done{}, nil })
+	for range 3 {
+		req := httptest.NewRequest("POST", "/", strings.NewReader(`{"action":"go"}`))
+		req.Header.Set("Content-Type", protocol.MediaType)
+		s.ServeHTTP(httptest.NewRecorder(), req)
+	}
+	var rm metricdata.ResourceMetrics
+	if err := reader.Collect(context.Background(), &rm); err != nil {
+		t.Fatal(err)
+	}
+	var faults int64
+	for _, sm := range rm.ScopeMetrics {
+		for _, m := range sm.Metrics {
+			if d, ok := m.Data.(metricdata.Sum[int64]); ok && m.Name == siteotel.MetricLimiterFaults {
+				for _, dp := range d.DataPoints {
+					faults += dp.Value
+				}
+			}
+		}
+	}
+	if faults != 3 {
+		t.Errorf("affordances.limiter.faults = %d after 3 degraded calls, want 3", faults)
 	}
 }
