@@ -95,7 +95,7 @@ func checkLinkWithoutGraph(ctx context.Context, e *Env) Outcome {
 	if checked == 0 {
 		return skip("no URL without a graph answered HTML")
 	}
-	return pass("%d HTML pages without a graph announce none", checked)
+	return pass("none of the %d HTML answers without a graph announces one", checked)
 }
 
 // announcesGraph reports whether an HTML answer points agents at a graph:

@@ -52,7 +52,7 @@ func (app *App) WithAgents(ctx context.Context) (http.Handler, error) {
 			return context.WithValue(r.Context(), userIDKey, id)
 		},
 	})
-	app.Head = site.LinkTag // the app's pages announce their graphs
+	app.Head = s.Link // the app's pages announce their graphs, where they have one
 	app.agentPages(s)
 	kit.Mount(s, "/account/tokens", tokens.MountOptions{})
 	mcp.Mount(s, "/mcp", nil)

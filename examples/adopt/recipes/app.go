@@ -15,6 +15,7 @@ import (
 	"embed"
 	"html/template"
 	"log/slog"
+	"net/http"
 	"time"
 
 	"github.com/alexedwards/scs/v2"
@@ -28,8 +29,8 @@ type App struct {
 	DB       *sql.DB
 	Sessions *scs.SessionManager
 	Logger   *slog.Logger
-	// Head goes in every page's <head>.
-	Head  template.HTML
+	// Head, when set, gives what goes in a page's <head>.
+	Head  func(r *http.Request) template.HTML
 	pages map[string]*template.Template
 }
 

@@ -42,8 +42,16 @@ func (app *App) data(r *http.Request) pageData {
 		Flash:           app.Sessions.PopString(r.Context(), "flash"),
 		IsAuthenticated: UserID(r.Context()) != 0,
 		CSRFToken:       nosurf.Token(r),
-		Head:            app.Head,
+		Head:            app.head(r),
 	}
+}
+
+// head is what goes in the page's <head>, if anything.
+func (app *App) head(r *http.Request) template.HTML {
+	if app.Head == nil {
+		return ""
+	}
+	return app.Head(r)
 }
 
 // render writes a page: the status first, as net/http lets it, and the
