@@ -137,3 +137,32 @@ func TestDegrading_AFlappingSharedLimiterGivesNoSecondBurst(t *testing.T) {
 		t.Errorf("a fresh caller with the shared limiter down: %d allowed, want 3 shares of 10", fresh)
 	}
 }
+
+// What an instance let through on its local share while the shared
+// limiter was away is charged to the shared count when it answers again:
+// the caller does not find a second burst waiting there.
+func TestDegrading_LocalAllowancesAreChargedToTheSharedCount(t *testing.T) {
+	now := time.Unix(1_800_000_000, 0)
+	clock := func() time.Time { return now }
+	f := &flaky{shared: ratelimit.NewMemory(clock)}
+	d := ratelimit.NewDegrading(f, ratelimit.DegradeOptions{Instances: 1, Now: clock, Retry: time.Second, Logger: slog.New(slog.DiscardHandler)})
+	lim := ratelimit.Limit{Rate: 30, Per: time.Hour, Burst: 30}
+	allowed := func(n int) int {
+		ok := 0
+		for range n {
+			if dec, _ := d.Allow(context.Background(), "caller", lim); dec.Allowed {
+				ok++
+			}
+		}
+		return ok
+	}
+	f.down.Store(true)
+	if got := allowed(20); got != 20 {
+		t.Fatalf("on the local share: %d of 20", got)
+	}
+	f.down.Store(false)
+	now = now.Add(2 * time.Second) // past Retry: the shared limiter is asked again
+	if got := allowed(30); got != 10 {
+		t.Errorf("back on the shared count: %d more allowed, want the 10 left of the burst", got)
+	}
+}
