@@ -18,7 +18,9 @@ import (
 // Origin). A JSON call, the WebMCP script, MCP and the inspector riding
 // the same cookie are an agent acting for the person, and so is a form
 // body posted by a script (a browser marks such a fetch with a
-// Sec-Fetch-Mode other than navigate).
+// Sec-Fetch-Mode other than navigate), a form a script submits without
+// the person's gesture (no Sec-Fetch-User: ?1), and a page a script
+// fetches.
 //
 // An Actor says who acts, not that the person is at the keyboard: an
 // agent that drives the browser itself (clicks the page, presses the
@@ -72,15 +74,26 @@ func peopleOnlyReason(page string) string {
 	return "only a person can do this, signed in on the site in a browser, at " + page + "; an agent cannot, whatever its credential"
 }
 
-// navigation reports whether a request is a browser's navigation, or one
-// whose sender says nothing of it. Browsers mark every request with
-// Sec-Fetch-Mode (a script cannot set it): a form the person submits is
-// "navigate"; a fetch by a script, such as an agent's in the page, is
-// "cors", "same-origin" or "no-cors". A client without the header is no
-// browser, and could say anything: presence, not this, stands against it.
+// navigation reports whether a request is the person's own navigation in
+// their browser, or one whose sender says nothing of it. Browsers mark
+// every request with Sec-Fetch-Mode (a script cannot set it): a page the
+// person opens or a form they submit is "navigate"; a fetch by a script,
+// such as an agent's in the page, is "cors", "same-origin" or "no-cors".
+// A form a script submits (form.submit()) is a navigation too, but
+// without the person's gesture: only a submission the person made
+// carries Sec-Fetch-User: ?1, so a browser's POST needs it. A client
+// without the header is no browser, and could say anything: presence,
+// not this, stands against it (docs/security.md says what such a client
+// holding the person's cookie can do).
 func navigation(hr *http.Request) bool {
-	m := hr.Header.Get("Sec-Fetch-Mode")
-	return m == "" || m == "navigate"
+	switch hr.Header.Get("Sec-Fetch-Mode") {
+	case "":
+		return true
+	case "navigate":
+		safe := hr.Method == http.MethodGet || hr.Method == http.MethodHead
+		return safe || hr.Header.Get("Sec-Fetch-User") == "?1"
+	}
+	return false
 }
 
 // listed reports whether the action is listed for r: in a graph, the

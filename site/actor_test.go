@@ -150,7 +150,7 @@ func TestPeopleOnly_EveryAgentDoorRefusesIt(t *testing.T) {
 		t.Fatalf("an agent's call ran: made %d, runs %v", made, actors)
 	}
 
-	res := c.PostForm("/keys", form, sitetest.Header("Sec-Fetch-Mode", "navigate", "Sec-Fetch-Site", "same-origin"))
+	res := c.PostForm("/keys", form, sitetest.Header("Sec-Fetch-Mode", "navigate", "Sec-Fetch-User", "?1", "Sec-Fetch-Site", "same-origin"))
 	if made, _ := kp.counts(); res.Code != http.StatusSeeOther || made != 1 {
 		t.Fatalf("the person's own form: %d, made %d: %s", res.Code, made, res.Body)
 	}
@@ -163,7 +163,7 @@ func TestActor_OneNameOnEveryDoor(t *testing.T) {
 	c := sitetest.New(t, kp.site)
 	c.SetCookie("session", "alice")
 	form := url.Values{"_action": {"note"}}
-	c.PostForm("/keys", form, sitetest.Header("Sec-Fetch-Mode", "navigate"))
+	c.PostForm("/keys", form, sitetest.Header("Sec-Fetch-Mode", "navigate", "Sec-Fetch-User", "?1"))
 	c.PostForm("/keys", form, sitetest.Header("Sec-Fetch-Mode", "same-origin"))
 	c.CallBody("/keys", `{"action":"note"}`)
 	c.PostForm(inspector.Path, url.Values{"page": {"/keys"}, "action": {"note"}, "input": {`{}`}})

@@ -76,7 +76,7 @@ func TestExtension_GateOnEveryDoor(t *testing.T) {
 		t.Errorf("the agent's call: %d %s", w.Code, w.Body)
 	}
 	form := url.Values{"_action": {"order"}}.Encode()
-	if w := post(form, "application/x-www-form-urlencoded", "Cookie", "s=1", "Origin", "http://example.com", "Sec-Fetch-Mode", "navigate"); w.Code != 409 {
+	if w := post(form, "application/x-www-form-urlencoded", "Cookie", "s=1", "Origin", "http://example.com", "Sec-Fetch-Mode", "navigate", "Sec-Fetch-User", "?1"); w.Code != 409 {
 		t.Errorf("the person's form: %d %s", w.Code, w.Body)
 	}
 	_, err := s.Execute(httptest.NewRequest("POST", "/", nil), site.Call{Call: protocol.Call{Action: "order"}, Page: "/p"})

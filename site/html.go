@@ -208,7 +208,7 @@ func (s *Site) serveHTML(w http.ResponseWriter, hr *http.Request, p *Page) {
 		s.htmlFailure(w, hr, e)
 		return
 	}
-	r.byPerson = true // the person's own view of the page
+	r.byPerson = navigation(hr) // the person's own view of the page, not a script's fetch of it
 	st, e := p.loadState(r)
 	if e != nil {
 		s.htmlFailure(w, hr, e)

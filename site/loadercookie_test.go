@@ -34,7 +34,7 @@ func TestCookies_ALoadersGoWithThePageAFailedActionsNever(t *testing.T) {
 	if !strings.Contains(w.Header().Get("Set-Cookie"), "notice=shown-once") || w.Header().Get("Cache-Control") != "private, no-store" {
 		t.Errorf("the page view: %v", w.Header())
 	}
-	w = c.PostForm("/p", url.Values{"_action": {"fail"}}, sitetest.Header("Sec-Fetch-Mode", "navigate"))
+	w = c.PostForm("/p", url.Values{"_action": {"fail"}}, sitetest.Header("Sec-Fetch-Mode", "navigate", "Sec-Fetch-User", "?1"))
 	if w.Code == http.StatusSeeOther || strings.Contains(strings.Join(w.Header().Values("Set-Cookie"), " "), "half-made") {
 		t.Errorf("the failed form's page: %d %v", w.Code, w.Header().Values("Set-Cookie"))
 	}

@@ -116,6 +116,7 @@ func (a *app) form(t *testing.T, c *http.Client, values url.Values) (*http.Respo
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.Header.Set("Origin", a.srv.URL)
 	req.Header.Set("Sec-Fetch-Mode", "navigate")
+	req.Header.Set("Sec-Fetch-User", "?1")
 	return do(t, c, req)
 }
 

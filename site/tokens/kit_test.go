@@ -96,7 +96,7 @@ func person(t *testing.T, a *app) *sitetest.Client {
 	return c
 }
 
-var navigate = sitetest.Header("Sec-Fetch-Mode", "navigate", "Sec-Fetch-Site", "same-origin")
+var navigate = sitetest.Header("Sec-Fetch-Mode", "navigate", "Sec-Fetch-User", "?1", "Sec-Fetch-Site", "same-origin")
 
 // makeToken makes a token on the page, as the person, and returns the
 // secret the page shows once.
@@ -276,3 +276,28 @@ func TestKit_CallerWithoutABearerToken(t *testing.T) {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// The secret goes to the person's navigation alone: a page script's
+// fetch of the page after the form (Sec-Fetch-Mode: cors) gets no secret
+// and leaves it for the person; a form a script submits without the
+// person's gesture (navigate, no Sec-Fetch-User) makes no token.
+func TestKit_TheSecretOnlyToThePersonsNavigation(t *testing.T) {
+	a := newApp(t)
+	alice := person(t, a)
+	if res := alice.PostForm("/account/tokens", url.Values{"_action": {"createToken"}, "label": {"script"}},
+		sitetest.Header("Sec-Fetch-Mode", "navigate", "Sec-Fetch-Site", "same-origin")); res.Code != http.StatusForbidden {
+		t.Errorf("a script's form.submit(): %d", res.Code)
+	}
+	if stored, _ := a.store.List(context.Background(), "user:alice"); len(stored) != 0 {
+		t.Fatalf("a script's submit made a token: %+v", stored)
+	}
+	if res := alice.PostForm("/account/tokens", url.Values{"_action": {"createToken"}, "label": {"laptop"}}, navigate); res.Code != http.StatusSeeOther {
+		t.Fatalf("createToken: %d %s", res.Code, res.Body)
+	}
+	if page := alice.Get("/account/tokens", sitetest.Header("Sec-Fetch-Mode", "cors", "Sec-Fetch-Site", "same-origin")).Body.String(); secretRE.MatchString(page) {
+		t.Fatalf("a script's fetch got the secret:\n%s", page)
+	}
+	if page := alice.Get("/account/tokens", sitetest.Header("Sec-Fetch-Mode", "navigate", "Sec-Fetch-Site", "same-origin")).Body.String(); !secretRE.MatchString(page) {
+		t.Errorf("the person's page shows no secret after a script's fetch:\n%s", page)
+	}
+}

@@ -104,6 +104,7 @@ func (b *browser) post(page, path string, form url.Values, withToken bool) (int,
 	req.Header.Set("Origin", b.srv.URL)
 	req.Header.Set("Referer", b.srv.URL+page)
 	req.Header.Set("Sec-Fetch-Mode", "navigate")
+	req.Header.Set("Sec-Fetch-User", "?1")
 	req.Header.Set("Sec-Fetch-Site", "same-origin")
 	res, err := b.http.Do(req)
 	if err != nil {
