@@ -27,11 +27,11 @@ type Passkey struct {
 }
 
 // AddPasskey is the input of addPasskey: the new passkey, as the page's
-// script made it (credential, nonce), its name, and, for the account's
-// first passkey, its password typed again.
+// script made it (credential, nonce), its name, and the account's
+// password typed again.
 type AddPasskey struct {
 	Name       string `json:"name,omitempty" title:"Name" description:"what you call it, such as my phone" maxLength:"40"`
-	Password   string `json:"password,omitempty" title:"Your password" description:"for your first passkey" maxLength:"200"`
+	Password   string `json:"password" title:"Your password" description:"typed again for every new passkey" minLength:"1" maxLength:"200"`
 	Credential string `json:"credential" title:"Passkey" description:"made by your browser" minLength:"1" maxLength:"20000"`
 	Nonce      string `json:"nonce" title:"Challenge" minLength:"1" maxLength:"100"`
 }
@@ -57,11 +57,11 @@ type SignInWithPasskey struct {
 }
 
 // passkeyActions registers the account page's passkey actions: for the
-// person only, in their own browser. Adding the first passkey needs the
-// account's password typed again (an agent that rides the session has
-// not got it); any later one, and removing one, a proof of presence by
-// an existing passkey (presence.Mount), so that an agent that
-// drives the browser cannot enrol an authenticator of its own.
+// person only, in their own browser. Adding a passkey needs the account's
+// password typed again (an agent that rides the session has not got it)
+// and, once one exists, a proof of presence by an existing passkey
+// (presence.Mount), as does removing one, so that an agent that drives
+// the browser cannot enrol an authenticator of its own.
 func (a *App) passkeyActions(p *site.Page) {
 	if a.passkeys == nil {
 		return
@@ -76,17 +76,20 @@ func (a *App) addPasskey(r *site.Request, in AddPasskey) (site.Done, error) {
 	ctx := r.Context()
 	sh := shopperOf(r)
 	account := r.Caller.AccountID()
-	has, err := a.passkeys.Has(ctx, account)
-	if err != nil {
-		return site.Done{}, err
+	// Every passkey needs the password typed again on this page (an agent
+	// that rides the session, or that swapped the page the person is
+	// touching, has not got it), within the sign-in failure limit: a wrong
+	// password here is a failed sign-in, and once they are used up no
+	// password is even checked.
+	key, addr := hashSecret(NormalizeEmail(sh.User.Email)), a.site.ClientAddr(r.Request)
+	if wait, ok := a.failures.allow(key, addr, true); !ok {
+		return site.Done{}, site.RateLimited(wait, "Too many wrong passwords for this account. Try again in %s.", roughly(wait))
 	}
-	if !has {
-		// The first passkey: the password, typed again on this page.
-		if _, err := a.store.Authenticate(ctx, sh.User.Email, in.Password); errors.Is(err, ErrBadCredentials) {
-			return site.Done{}, site.Invalid("/password", "this is not your password: your first passkey needs it")
-		} else if err != nil {
-			return site.Done{}, err
-		}
+	if _, err := a.store.Authenticate(ctx, sh.User.Email, in.Password); errors.Is(err, ErrBadCredentials) {
+		a.failures.add(key, addr)
+		return site.Done{}, site.Invalid("/password", "this is not your password: a new passkey needs it")
+	} else if err != nil {
+		return site.Done{}, err
 	}
 	c, err := a.passkeys.FinishRegistration(ctx, account, in.Nonce, json.RawMessage(in.Credential), in.Name)
 	var pe *presence.Refusal
