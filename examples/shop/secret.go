@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"net"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/affordances-go/affordances/examples/shop/shop"
@@ -29,12 +30,10 @@ func readSecret(path, dbPath string) ([]byte, error) {
 	}
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		b = make([]byte, 32)
-		rand.Read(b)
-		if err := os.WriteFile(path, b, 0o600); err != nil {
+		if err := createSecret(path); err != nil {
 			return nil, fmt.Errorf("creating the secret file: %w", err)
 		}
-		return b, nil
+		b, err = os.ReadFile(path) // ours, or the one another instance made first
 	}
 	if err != nil {
 		return nil, fmt.Errorf("reading the secret file: %w", err)
@@ -43,6 +42,31 @@ func readSecret(path, dbPath string) ([]byte, error) {
 		return nil, fmt.Errorf("the secret file %s holds %d bytes; it needs at least 16", path, len(b))
 	}
 	return b, nil
+}
+
+// createSecret creates the secret file at path with 32 random bytes, or
+// leaves the one another instance created first: the bytes are written to
+// a file of their own, then linked at path, which fails when path exists,
+// so that a file at path is always whole and never replaced.
+func createSecret(path string) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".secret-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	b := make([]byte, 32)
+	rand.Read(b)
+	if _, err := tmp.Write(b); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Link(tmp.Name(), path); err != nil && !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	return nil
 }
 
 // passkeyOrigins are the origins people use passkeys from: the public
