@@ -73,8 +73,15 @@ type Listing struct {
 // List adds l to the site's discovery (see [Listing]).
 func (x *Extender) List(l Listing) { x.s.listings = append(x.s.listings, l) }
 
-// discoveryCache is how long caches may keep a discovery file.
-const discoveryCache = "public, max-age=300"
+// discoveryCache is how long caches may keep a discovery file. A site
+// without Security.Origins writes its URLs from each request's Host
+// header: then only the browser that asked may keep the file
+// (discoveryPrivate), so that no shared cache hands another host's URLs
+// to everyone.
+const (
+	discoveryCache   = "public, max-age=300"
+	discoveryPrivate = "private, max-age=300"
+)
 
 // publicIndex is the index as an anonymous caller sees it.
 func (s *Site) publicIndex(hr *http.Request) protocol.SiteIndex {
@@ -202,7 +209,11 @@ func (s *Site) queries(idx protocol.SiteIndex) []string {
 }
 
 // serveDiscovery serves one discovery file, made by file for each request.
-func serveDiscovery(file func(hr *http.Request) ([]byte, string)) http.HandlerFunc {
+func (s *Site) serveDiscovery(file func(hr *http.Request) ([]byte, string)) http.HandlerFunc {
+	cache := discoveryCache
+	if len(s.origins) == 0 {
+		cache = discoveryPrivate
+	}
 	return func(w http.ResponseWriter, hr *http.Request) {
 		body, ctype := file(hr)
 		if body == nil {
@@ -211,7 +222,7 @@ func serveDiscovery(file func(hr *http.Request) ([]byte, string)) http.HandlerFu
 		}
 		h := w.Header()
 		h.Set("Content-Type", ctype)
-		h.Set("Cache-Control", discoveryCache)
+		h.Set("Cache-Control", cache)
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("Content-Length", strconv.Itoa(len(body)))
 		if hr.Method != http.MethodHead {

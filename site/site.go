@@ -177,7 +177,7 @@ func (h *handler) build() {
 	}
 	mux.Handle(protocol.WellKnownPath, s.middleware(http.HandlerFunc(s.serveIndex), false))
 	for path, file := range s.discoveryFiles() {
-		mux.Handle("GET "+path, serveDiscovery(file))
+		mux.Handle("GET "+path, s.serveDiscovery(file))
 	}
 	if s.opts.WebMCP {
 		mux.HandleFunc("GET "+WebMCPScriptPath, webmcp.Serve)

@@ -17,6 +17,7 @@ import (
 // a personal page.
 func discoverySite(o site.DiscoveryOptions, mo ...mcp.Options) *site.Site {
 	s := site.New(site.Options{Name: "Tee Shop", Discovery: o, AuthModes: []protocol.AuthMode{protocol.AuthCookie, protocol.AuthBearer},
+		Security: site.SecurityOptions{Origins: []string{"https://shop.example"}}, // a shared cache may keep files of the public origin
 		Auth: site.AuthFunc(func(r *http.Request) (site.Caller, error) {
 			if tok, ok := site.BearerToken(r); ok && tok == "alice-token" {
 				return site.Caller{ID: "tok:1", Account: "alice", Mode: protocol.AuthBearer, SignedIn: true}, nil
@@ -116,5 +117,22 @@ func TestDiscovery_LinksAndOptions(t *testing.T) {
 	}
 	if w := c.Get(site.LLMsTxtPath); w.Code != 200 || !strings.HasPrefix(w.Body.String(), "# No MCP\n") {
 		t.Errorf("llms.txt without MCP: %d %s", w.Code, w.Body)
+	}
+}
+
+// A site that knows no public origin writes the discovery files' URLs
+// from the request's Host: no shared cache may keep them, so that a
+// request with another Host header cannot poison what everyone gets.
+func TestDiscovery_WithoutOriginsNoSharedCache(t *testing.T) {
+	s := site.New(site.Options{Name: "Tee Shop"})
+	s.Page("/", site.PageOptions{Description: "The catalogue"})
+	mcp.Mount(s, "/mcp", nil)
+	for _, path := range []string{site.LLMsTxtPath, mcp.ServerCardPath} {
+		r := httptest.NewRequest("GET", "https://evil.example"+path, nil)
+		w := httptest.NewRecorder()
+		s.ServeHTTP(w, r)
+		if w.Code != 200 || w.Header().Get("Cache-Control") != "private, max-age=300" || !strings.Contains(w.Body.String(), "evil.example") {
+			t.Errorf("%s: %d %v", path, w.Code, w.Header())
+		}
 	}
 }
