@@ -301,3 +301,15 @@ func TestKit_TheSecretOnlyToThePersonsNavigation(t *testing.T) {
 		t.Errorf("the person's page shows no secret after a script's fetch:\n%s", page)
 	}
 }
+
+// A refused form says why on the page, and keeps what the person typed.
+func TestKit_ARefusedFormSaysWhy(t *testing.T) {
+	a := newApp(t)
+	alice := person(t, a)
+	long := strings.Repeat("x", 41)
+	res := alice.PostForm("/account/tokens", url.Values{"_action": {"createToken"}, "label": {long}}, navigate)
+	body := res.Body.String()
+	if res.Code != 400 || !strings.Contains(body, `role="alert"`) || !strings.Contains(body, "40") || !strings.Contains(body, `value="`+long+`"`) {
+		t.Errorf("a label over 40 characters: %d\n%s", res.Code, body)
+	}
+}
