@@ -2,6 +2,7 @@ package tokens_test
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"net/http"
 	"net/url"
@@ -311,5 +312,33 @@ func TestKit_ARefusedFormSaysWhy(t *testing.T) {
 	body := res.Body.String()
 	if res.Code != 400 || !strings.Contains(body, `role="alert"`) || !strings.Contains(body, "40") || !strings.Contains(body, `value="`+long+`"`) {
 		t.Errorf("a label over 40 characters: %d\n%s", res.Code, body)
+	}
+}
+
+// The cookie that carries a new secret to the next page holds it sealed:
+// whoever reads the browser's cookies finds no token there.
+func TestKit_TheRevealCookieHoldsNoSecret(t *testing.T) {
+	a := newApp(t)
+	alice := person(t, a)
+	res := alice.PostForm("/account/tokens", url.Values{"_action": {"createToken"}, "label": {"laptop"}}, navigate)
+	var cookie string
+	for _, c := range res.Result().Cookies() {
+		if c.Name == "afford_new_token" {
+			cookie = c.Value
+		}
+	}
+	if res.Code != http.StatusSeeOther || cookie == "" {
+		t.Fatalf("createToken: %d, cookie %q", res.Code, cookie)
+	}
+	if strings.Contains(cookie, tokens.DefaultPrefix) {
+		t.Fatalf("the cookie holds the secret in clear: %s", cookie)
+	}
+	raw, _ := base64.RawURLEncoding.DecodeString(cookie)
+	if strings.Contains(string(raw), tokens.DefaultPrefix) {
+		t.Fatalf("the cookie holds the secret, base64: %s", cookie)
+	}
+	page := alice.Get("/account/tokens", navigate).Body.String()
+	if !secretRE.MatchString(page) {
+		t.Errorf("the person's page does not open it:\n%s", page)
 	}
 }
