@@ -169,6 +169,9 @@ func New(store *Store, opts Options) *App {
 	}, site.ExtensionFunc(func(x *site.Extender) {
 		// An order a token's standing approval covers runs at once (grants.go).
 		x.Gate(site.StageStanding, a.standingGate)
+		// Without a passkey, what only the person may do needs a recent
+		// sign-in with the password (recent.go).
+		x.Gate(site.StagePresence, a.recentGate)
 	}))
 	if a.approvals {
 		// The person approves an agent's order on the site itself.
@@ -347,10 +350,15 @@ var funcs = template.FuncMap{
 	// actionForm, which shows the error itself: the page-wide alert is
 	// then left out, so that the error reads once.
 	"ownForm": func(action string) bool { return ownForms[action] },
+	// recentMinutes is how recent a password sign-in must be for what
+	// only the person may do without a passkey (recent.go).
+	"recentMinutes": func() int { return int(recentSignIn.Minutes()) },
 }
 
 // ownForms are the actions whose forms actionForm draws.
-var ownForms = map[string]bool{"signIn": true, "signUp": true, "createToken": true, "signOut": true}
+// createToken's form is written by hand (account.html): the layout says
+// what went wrong with it, and the form marks its fields.
+var ownForms = map[string]bool{"signIn": true, "signUp": true, "signOut": true}
 
 var notFoundView = page("notfound.html")
 
