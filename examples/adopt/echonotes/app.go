@@ -9,6 +9,7 @@ package echonotes
 import (
 	"crypto/sha256"
 	"crypto/subtle"
+	"fmt"
 	"html/template"
 	"io"
 	"net/http"
@@ -67,7 +68,11 @@ var pages = template.Must(template.New("").Parse(`
 // and before echo's CSRF (Affordances' middleware goes there).
 func (app *App) Server(mw ...echo.MiddlewareFunc) *echo.Echo {
 	e := echo.New()
-	e.Use(middleware.LoggerWithConfig(middleware.LoggerConfig{Output: app.LogTo}), middleware.Recover())
+	e.Use(middleware.RequestLoggerWithConfig(middleware.RequestLoggerConfig{LogURI: true, LogStatus: true, HandleError: true,
+		LogValuesFunc: func(c echo.Context, v middleware.RequestLoggerValues) error {
+			_, err := fmt.Fprintf(app.LogTo, "{\"uri\":%q,\"status\":%d}\n", v.URI, v.Status)
+			return err
+		}}), middleware.Recover())
 	e.Use(session.Middleware(app.store))
 	e.Use(mw...)
 	e.Use(app.CSRF)
