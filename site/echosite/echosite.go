@@ -1,4 +1,4 @@
-// Package echosite runs an Affordances site inside an echo server, as
+// Package echosite runs an Affordances site inside an echo v5 server, as
 // one middleware of its chain: echo's logger, recover and the
 // application's middleware before it see the site's requests too, the
 // site's authenticator reaches the echo.Context (an echo-contrib session,
@@ -6,7 +6,7 @@
 //
 //	e := echo.New()
 //	e.Use(middleware.Logger(), middleware.Recover())
-//	e.Use(session.Middleware(store))     // the application's own
+//	e.Use(sessions)                      // the application's own
 //	e.Use(echosite.Middleware(s))        // the site's pages, calls and doors
 //	e.Use(middleware.CSRF())             // for the application's routes
 //	e.GET("/tag/:tag", tagPage)
@@ -20,7 +20,7 @@ import (
 	"html/template"
 	"net/http"
 
-	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v5"
 
 	"github.com/affordances-go/affordances/site"
 )
@@ -31,7 +31,7 @@ type ctxKey struct{}
 // call is a request on its way through the site: its echo.Context, the
 // rest of echo's chain, and what that chain returned.
 type call struct {
-	c    echo.Context
+	c    *echo.Context
 	next echo.HandlerFunc
 	err  error
 }
@@ -53,12 +53,12 @@ func Middleware(s *site.Site) echo.MiddlewareFunc {
 		k.c.Set(linkKey, s.Link(r))
 		orig := k.c.Response()
 		k.c.SetRequest(r)
-		k.c.SetResponse(echo.NewResponse(w, k.c.Echo())) // through Wrap's writer into echo's
+		k.c.SetResponse(echo.NewResponse(w, k.c.Logger())) // through Wrap's writer into echo's
 		k.err = k.next(k.c)
 		k.c.SetResponse(orig)
 	}))
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
-		return func(c echo.Context) error {
+		return func(c *echo.Context) error {
 			k := &call{c: c, next: next}
 			c.SetRequest(c.Request().WithContext(context.WithValue(c.Request().Context(), ctxKey{}, k)))
 			h.ServeHTTP(c.Response(), c.Request())
@@ -69,9 +69,9 @@ func Middleware(s *site.Site) echo.MiddlewareFunc {
 
 // Context returns the echo.Context of a request the site serves through
 // [Middleware], for the site's authenticator, loaders and actions to read
-// what echo's middleware put there (session.Get("session", c),
-// c.Get("user")). Nil for a request that did not come through Middleware.
-func Context(r *http.Request) echo.Context {
+// what echo's middleware put there (a session, c.Get("user")). Nil for a
+// request that did not come through Middleware.
+func Context(r *http.Request) *echo.Context {
 	if k, ok := r.Context().Value(ctxKey{}).(*call); ok {
 		return k.c
 	}
@@ -94,14 +94,14 @@ func Person(mws ...echo.MiddlewareFunc) func(http.Handler) http.Handler {
 				return
 			}
 			orig, origReq := c.Response(), c.Request()
-			h := func(c echo.Context) error { next.ServeHTTP(c.Response(), c.Request()); return nil }
+			h := func(c *echo.Context) error { next.ServeHTTP(c.Response(), c.Request()); return nil }
 			for i := len(mws) - 1; i >= 0; i-- {
 				h = mws[i](h)
 			}
 			c.SetRequest(r)
-			c.SetResponse(echo.NewResponse(w, c.Echo()))
+			c.SetResponse(echo.NewResponse(w, c.Logger()))
 			if err := h(c); err != nil {
-				c.Echo().HTTPErrorHandler(err, c)
+				c.Echo().HTTPErrorHandler(c, err)
 			}
 			c.SetResponse(orig)
 			c.SetRequest(origReq)
@@ -117,7 +117,7 @@ const linkKey = "github.com/affordances-go/affordances/site/echosite.link"
 // page the application renders, when the site has a page for its route,
 // and "" otherwise (a tag page, the not-found page): put it in the data
 // of the layout the routes share.
-func Link(c echo.Context) template.HTML {
+func Link(c *echo.Context) template.HTML {
 	h, _ := c.Get(linkKey).(template.HTML)
 	return h
 }

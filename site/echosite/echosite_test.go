@@ -2,7 +2,6 @@ package echosite_test
 
 import (
 	"html/template"
-	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -11,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/labstack/echo/v4"
-	"github.com/labstack/echo/v4/middleware"
+	"github.com/labstack/echo/v5"
+	"github.com/labstack/echo/v5/middleware"
 
 	"github.com/affordances-go/affordances/protocol"
 	"github.com/affordances-go/affordances/site"
@@ -50,20 +49,21 @@ func server(t *testing.T) (*echo.Echo, *[]string, *int) {
 	s.Page("/about", site.PageOptions{})
 
 	e := echo.New()
-	e.Logger.SetOutput(io.Discard)
+	e.Logger = slog.New(slog.DiscardHandler)
 	e.Use(func(next echo.HandlerFunc) echo.HandlerFunc {
-		return func(c echo.Context) error {
+		return func(c *echo.Context) error {
 			err := next(c)
 			if err != nil {
-				c.Error(err)
+				c.Echo().HTTPErrorHandler(c, err)
 			}
-			logged = append(logged, c.Request().URL.Path+" "+http.StatusText(c.Response().Status))
+			res, _ := echo.UnwrapResponse(c.Response())
+			logged = append(logged, c.Request().URL.Path+" "+http.StatusText(res.Status))
 			return nil
 		}
 	})
 	e.Use(middleware.Recover())
 	e.Use(func(next echo.HandlerFunc) echo.HandlerFunc {
-		return func(c echo.Context) error {
+		return func(c *echo.Context) error {
 			if ck, err := c.Cookie("user"); err == nil {
 				c.Set("user", ck.Value)
 			}
@@ -72,12 +72,12 @@ func server(t *testing.T) (*echo.Echo, *[]string, *int) {
 	})
 	e.Use(echosite.Middleware(s))
 	e.Use(csrf)
-	e.GET("/about", func(c echo.Context) error { return c.HTML(200, "<head>"+string(echosite.Link(c))+"</head>about") })
-	e.GET("/tag/:tag", func(c echo.Context) error {
+	e.GET("/about", func(c *echo.Context) error { return c.HTML(200, "<head>"+string(echosite.Link(c))+"</head>about") })
+	e.GET("/tag/:tag", func(c *echo.Context) error {
 		return c.HTML(200, "<head>"+string(echosite.Link(c))+"</head>tag "+c.Param("tag"))
 	})
-	e.POST("/app/note", func(c echo.Context) error { return c.String(200, "saved") })
-	e.GET("/panic", func(c echo.Context) error { panic("boom") })
+	e.POST("/app/note", func(c *echo.Context) error { return c.String(200, "saved") })
+	e.GET("/panic", func(c *echo.Context) error { panic("boom") })
 	return e, &logged, &pins
 }
 

@@ -7,8 +7,8 @@ import (
 	"net/http"
 	"strconv"
 
-	"github.com/labstack/echo/v4"
-	"github.com/labstack/echo/v4/middleware"
+	"github.com/labstack/echo/v5"
+	"github.com/labstack/echo/v5/middleware"
 
 	"github.com/affordances-go/affordances/protocol"
 	"github.com/affordances-go/affordances/site"
@@ -34,7 +34,7 @@ func (app *App) WithAgents() *echo.Echo {
 	s := site.New(site.Options{
 		Name: "Notes",
 		Auth: site.AuthFunc(func(r *http.Request) (site.Caller, error) {
-			if id := app.UserID(echosite.Context(r)); id != 0 { // the app's echo-contrib session
+			if id := app.UserID(echosite.Context(r)); id != 0 { // the app's session
 				return site.Caller{ID: "user:" + strconv.Itoa(id), Account: strconv.Itoa(id), Mode: protocol.AuthCookie, SignedIn: true, User: id}, nil
 			}
 			return site.Caller{}, nil

@@ -1,6 +1,6 @@
 // Package echonotes is a small echo notes app as its authors wrote it
-// before Affordances (echo with echo-contrib/session on a gorilla cookie
-// store, echo's CSRF middleware, html/template), and its adoption in
+// before Affordances (echo v5 with gorilla/sessions on a cookie store,
+// echo's CSRF middleware, html/template), and its adoption in
 // affordances.go, the only file that knows the library. app.go changed in
 // two lines: the server takes the site's middleware, and the layout's
 // data its link element.
@@ -17,9 +17,8 @@ import (
 	"sync"
 
 	"github.com/gorilla/sessions"
-	"github.com/labstack/echo-contrib/session"
-	"github.com/labstack/echo/v4"
-	"github.com/labstack/echo/v4/middleware"
+	"github.com/labstack/echo/v5"
+	"github.com/labstack/echo/v5/middleware"
 )
 
 // Note is one note of one user.
@@ -40,7 +39,7 @@ type App struct {
 	// CSRF is echo's CSRF middleware, as the app configures it.
 	CSRF echo.MiddlewareFunc
 	// Head adds to the layout's <head> (empty before Affordances).
-	Head func(c echo.Context) template.HTML
+	Head func(c *echo.Context) template.HTML
 	// LogTo is where echo's logger writes.
 	LogTo io.Writer
 }
@@ -52,7 +51,7 @@ func New(sessionKey []byte) *App {
 		notes:  []Note{{ID: 1, Owner: 1, Title: "Groceries", Body: "Milk, eggs."}},
 		store:  sessions.NewCookieStore(sessionKey), LogTo: io.Discard,
 		CSRF: middleware.CSRFWithConfig(middleware.CSRFConfig{TokenLookup: "form:_csrf", CookieHTTPOnly: true, CookieSameSite: http.SameSiteLaxMode}),
-		Head: func(echo.Context) template.HTML { return "" }}
+		Head: func(*echo.Context) template.HTML { return "" }}
 	return app
 }
 
@@ -69,31 +68,40 @@ var pages = template.Must(template.New("").Parse(`
 func (app *App) Server(mw ...echo.MiddlewareFunc) *echo.Echo {
 	e := echo.New()
 	e.Use(middleware.RequestLoggerWithConfig(middleware.RequestLoggerConfig{LogURI: true, LogStatus: true, HandleError: true,
-		LogValuesFunc: func(c echo.Context, v middleware.RequestLoggerValues) error {
+		LogValuesFunc: func(c *echo.Context, v middleware.RequestLoggerValues) error {
 			_, err := fmt.Fprintf(app.LogTo, "{\"uri\":%q,\"status\":%d}\n", v.URI, v.Status)
 			return err
 		}}), middleware.Recover())
-	e.Use(session.Middleware(app.store))
+	e.Use(app.sessions)
 	e.Use(mw...)
 	e.Use(app.CSRF)
 	e.GET("/", app.home)
-	e.GET("/login", func(c echo.Context) error { return app.render(c, "login", map[string]any{}) })
+	e.GET("/login", func(c *echo.Context) error { return app.render(c, "login", map[string]any{}) })
 	e.POST("/login", app.login)
 	e.POST("/notes", app.addNote)
 	e.GET("/notes/:id", app.showNote)
 	return e
 }
 
-func (app *App) render(c echo.Context, name string, data map[string]any) error {
+func (app *App) render(c *echo.Context, name string, data map[string]any) error {
 	data["Head"], data["CSRF"] = app.Head(c), c.Get(middleware.DefaultCSRFConfig.ContextKey)
 	c.Response().Header().Set("Content-Type", "text/html; charset=utf-8")
 	return pages.ExecuteTemplate(c.Response(), name, data)
 }
 
+// sessions loads the request's session into the context, as "session".
+func (app *App) sessions(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c *echo.Context) error {
+		s, _ := app.store.Get(c.Request(), "session") // a bad cookie gives a new session
+		c.Set("session", s)
+		return next(c)
+	}
+}
+
 // UserID is the signed-in user of the session, 0 for none.
-func (app *App) UserID(c echo.Context) int {
-	s, err := session.Get("session", c)
-	if err != nil {
+func (app *App) UserID(c *echo.Context) int {
+	s, ok := c.Get("session").(*sessions.Session)
+	if !ok {
 		return 0
 	}
 	id, _ := s.Values["user"].(int)
@@ -110,13 +118,13 @@ func (app *App) SignIn(email, password string) (int, bool) {
 }
 
 // StartSession signs the user in on this browser.
-func (app *App) StartSession(c echo.Context, id int) error {
-	s, _ := session.Get("session", c)
+func (app *App) StartSession(c *echo.Context, id int) error {
+	s := c.Get("session").(*sessions.Session)
 	s.Values["user"] = id
 	return s.Save(c.Request(), c.Response())
 }
 
-func (app *App) login(c echo.Context) error {
+func (app *App) login(c *echo.Context) error {
 	id, ok := app.SignIn(c.FormValue("email"), c.FormValue("password"))
 	if !ok {
 		return echo.NewHTTPError(http.StatusUnauthorized, "Email or password is incorrect.")
@@ -166,11 +174,11 @@ func (app *App) SaveNote(n Note) Note {
 	return n
 }
 
-func (app *App) home(c echo.Context) error {
+func (app *App) home(c *echo.Context) error {
 	return app.render(c, "home", map[string]any{"Notes": app.Notes(app.UserID(c))})
 }
 
-func (app *App) addNote(c echo.Context) error {
+func (app *App) addNote(c *echo.Context) error {
 	user := app.UserID(c)
 	if user == 0 {
 		return echo.ErrUnauthorized
@@ -179,7 +187,7 @@ func (app *App) addNote(c echo.Context) error {
 	return c.Redirect(http.StatusSeeOther, "/notes/"+strconv.Itoa(n.ID))
 }
 
-func (app *App) showNote(c echo.Context) error {
+func (app *App) showNote(c *echo.Context) error {
 	n, ok := app.Note(app.UserID(c), c.Param("id"))
 	if !ok {
 		return echo.ErrNotFound
