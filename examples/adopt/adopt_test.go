@@ -109,10 +109,13 @@ func TestSnippets_MiddlewareInFront(t *testing.T) {
 }
 
 // TestGuide_GoBlocksAreCompiledCode fails when a Go block of
-// docs/adopt.md is not, line for line, in the example's code.
+// docs/adopt.md, or of docs/adopt-frameworks.md that continues it, is not,
+// line for line, in the example's code.
 func TestGuide_GoBlocksAreCompiledCode(t *testing.T) {
-	doccheck.BlocksAreIn(t, "../../docs/adopt.md", []string{"go"}, 6,
-		"adopt_test.go", "main.go", "agents/agents.go", "agents/agents_test.go", "dials/app.go", "dials/session.go", "dials/store.go", "recipes/affordances.go", "ginblog/affordances.go", "ginblog/app.go", "echonotes/affordances.go", "echonotes/app.go")
+	for guide, blocks := range map[string]int{"../../docs/adopt.md": 6, "../../docs/adopt-frameworks.md": 7} {
+		doccheck.BlocksAreIn(t, guide, []string{"go"}, blocks,
+			"adopt_test.go", "main.go", "agents/agents.go", "agents/agents_test.go", "dials/app.go", "dials/session.go", "dials/store.go", "recipes/affordances.go", "ginblog/affordances.go", "ginblog/app.go", "echonotes/affordances.go", "echonotes/app.go")
+	}
 }
 
 // withEntities stores each entity of m in st under its name, as a page's
