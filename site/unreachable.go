@@ -57,6 +57,13 @@ func Unreachable(err error) bool {
 	if errors.As(err, &op) {
 		return true
 	}
+	// pgx marks an error of a connection it could not use, before the
+	// query reached the server, as safe to retry: the database was not
+	// there to take it (a connection that closed under a restart).
+	var retry interface{ SafeToRetry() bool }
+	if errors.As(err, &retry) && retry.SafeToRetry() {
+		return true
+	}
 	var state interface{ SQLState() string }
 	if errors.As(err, &state) {
 		s := state.SQLState()

@@ -133,3 +133,18 @@ func TestUnreachable_ACallerThatHangsUpIsNotAnInternalError(t *testing.T) {
 		t.Errorf("the code's own cancellation: %d, logged:\n%s", w.Code, logs.String())
 	}
 }
+
+// safeToRetry is an error of a driver that did not reach the server with
+// the query (pgx's for a connection it could not use).
+type safeToRetry struct{ safe bool }
+
+func (e safeToRetry) Error() string     { return "conn closed" }
+func (e safeToRetry) SafeToRetry() bool { return e.safe }
+
+// An error the driver says is safe to retry never reached the database:
+// it is unreachable, not the code's.
+func TestUnreachable_WhatTheDriverSaysIsSafeToRetry(t *testing.T) {
+	if !site.Unreachable(fmt.Errorf("begin: %w", safeToRetry{true})) || site.Unreachable(safeToRetry{false}) {
+		t.Error("SafeToRetry is not read")
+	}
+}

@@ -238,11 +238,13 @@ func (s *Store) Product(ctx context.Context, slug string) (*Product, error) {
 
 // ProductExists reports whether a product with this slug is in the
 // catalog, as the product page's existence check (site's
-// PageOptions.Exists): from the catalog's cache when it is fresh, else
-// with the one indexed read that also fills the cache. ErrNotFound when
-// there is none.
+// PageOptions.Exists): from the catalog's cache when it holds the slug
+// (the store never deletes a product, so an entry past its time still
+// proves it), else with the one indexed read that also fills the cache.
+// ErrNotFound when there is none. So a call reaches the database first in
+// its own transaction, as before, whose failure the site answers 503.
 func (s *Store) ProductExists(ctx context.Context, slug string) error {
-	if v, ok := s.catalog.Load(slug); ok && s.now().Before(v.(*catalogEntry).until) {
+	if _, ok := s.catalog.Load(slug); ok {
 		return nil
 	}
 	e, err := s.readProduct(ctx, slug)
