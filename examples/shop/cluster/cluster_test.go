@@ -48,6 +48,9 @@ type cluster struct {
 	// work behind the answers (the deltas of keyed calls), storeLog.
 	storeErrs syncbuf.Buffer
 	storeLog  *slog.Logger
+	// appErrs is what the instances' sites log as errors (an internal
+	// answer's cause), for a phase that fails to show.
+	appErrs syncbuf.Buffer
 }
 
 // limit is the cluster's limit per caller and action: a burst of 5, one
@@ -58,7 +61,7 @@ var limit = ratelimit.Limit{Rate: 5, Per: 20 * time.Second, Burst: 5}
 func startCluster(t *testing.T) *cluster {
 	c := &cluster{pg: servers.StartPostgres(t), redis: servers.StartRedis(t)}
 	c.storeLog = slog.New(slog.NewTextHandler(&c.storeErrs, &slog.HandlerOptions{Level: slog.LevelError}))
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	quiet := slog.New(slog.NewTextHandler(&c.appErrs, &slog.HandlerOptions{Level: slog.LevelError}))
 	secret := []byte("the cluster's one secret, as -secret-file gives it") // a retry on another instance is the same call
 	start := func(name string, failClosed bool) *instance {
 		ctx := context.Background()

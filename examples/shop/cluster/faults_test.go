@@ -190,6 +190,7 @@ func postgresRestart(t *testing.T, c *cluster) {
 	ctx := context.Background()
 	store := c.instances[0].store
 	stockBefore, _ := store.Stock(ctx, "TEE-OLI-M")
+	logged := len(c.appErrs.String())
 	c.pg.Stop()
 	var slowest time.Duration
 	codes := map[int]int{}
@@ -203,7 +204,7 @@ func postgresRestart(t *testing.T, c *cluster) {
 	}
 	figure("postgres down: 10 calls and 10 health checks, statuses %v, slowest call %s", codes, slowest.Round(time.Millisecond))
 	if slowest > 6*time.Second || codes[200] != 0 || codes[500] != 0 {
-		t.Errorf("during the outage: %v, slowest %s (a lost database is 503, never 500)", codes, slowest)
+		t.Errorf("during the outage: %v, slowest %s (a lost database is 503, never 500); the sites logged:\n%s", codes, slowest, c.appErrs.String()[logged:])
 	}
 	c.pg.Start()
 	recovered := time.Duration(0)
