@@ -1,7 +1,6 @@
 package ginblog
 
-// The whole adoption: the blog's pages as graphs, its sign-in and admin
-// forms as actions, tokens and MCP, inside the gin engine (ginsite).
+// The whole adoption: pages as graphs, forms as actions, tokens and MCP, inside gin.
 
 import (
 	"context"
@@ -37,14 +36,13 @@ type SignInInput struct {
 // WithAgents returns the blog's engine with Affordances inside, and the token kit.
 func (app *App) WithAgents(ctx context.Context) (*gin.Engine, *tokens.Kit, error) {
 	db, err := app.DB.DB()
+	if err == nil {
+		err = tokens.NewSQL(db, tokens.SQLite, "").Migrate(ctx)
+	}
 	if err != nil {
 		return nil, nil, err
 	}
-	store := tokens.NewSQL(db, tokens.SQLite, "")
-	if err := store.Migrate(ctx); err != nil {
-		return nil, nil, err
-	}
-	kit := tokens.New(store, tokens.Options{})
+	kit := tokens.New(tokens.NewSQL(db, tokens.SQLite, ""), tokens.Options{})
 	s := site.New(site.Options{
 		Name:      "Gin blog",
 		AuthModes: []protocol.AuthMode{protocol.AuthCookie, protocol.AuthBearer},
@@ -71,8 +69,7 @@ func (app *App) WithAgents(ctx context.Context) (*gin.Engine, *tokens.Kit, error
 	return app.Router(ginsite.Middleware(s)), kit, nil
 }
 
-// user is the caller's user, by session or token: the account is read back
-// into the blog's id type, never handed to gorm as a string.
+// user is the caller's user: the account read back into the blog's id type, not given to gorm as a string.
 func (app *App) user(r *site.Request) *User {
 	if u, ok := r.Caller.User.(*User); ok {
 		return u
