@@ -42,6 +42,12 @@ type Options struct {
 	// for the approval page to link to when they have none and the site
 	// has Presence. Default: no link.
 	PasskeysURL string
+	// Check, when set, is asked before the person's approval is taken,
+	// after Presence: the site's own condition on the person, such as a
+	// recent sign-in with the password for a person without a passkey. An
+	// error made with package site's helpers (site.Forbidden) refuses the
+	// approval with its message on the page; any other fails it (500).
+	Check func(r *site.Request) error
 	// Logger receives the store's failures. Default: slog.Default().
 	Logger *slog.Logger
 }
@@ -84,7 +90,7 @@ func Mount(s *site.Site, o *Options) {
 		SignIn:     func(back string) string { return site.WithReturn(opts.SignInURL, back) },
 		SameOrigin: func(hr *http.Request) bool { return s.CheckOrigin(hr) == nil },
 		PageState:  func(hr *http.Request, path string) (any, map[string]any) { return pageState(s, hr, path) },
-		Presence:   opts.Presence, PresenceRequest: s.NewPageRequest, Origin: s.Origin, PasskeysURL: opts.PasskeysURL,
+		Presence:   opts.Presence, PresenceRequest: s.NewPageRequest, Origin: s.Origin, PasskeysURL: opts.PasskeysURL, Check: opts.Check,
 		Scripts: s.Scripts,
 	}
 	s.Extend(site.ExtensionFunc(func(x *site.Extender) {

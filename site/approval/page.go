@@ -53,8 +53,11 @@ type Page struct {
 	// Scripts returns the tags of the site's scripts for every page
 	// (site.Site.Scripts), the proving extension's among them.
 	Scripts func() template.HTML
-	// PresenceRequest finds the caller as Presence takes it.
+	// PresenceRequest finds the caller as Presence and Check take it.
 	PresenceRequest func(r *http.Request) (*site.Request, error)
+	// Check, when set, is the site's own condition on the person's
+	// approval, asked after Presence (Options.Check).
+	Check func(r *site.Request) error
 	// Origin is the site's origin, which a proof of presence binds.
 	Origin func(r *http.Request) string
 	// PasskeysURL is where a person adds a passkey, for the page to link
@@ -222,11 +225,16 @@ func (p *Page) decide(w http.ResponseWriter, hr *http.Request, v Visitor, a Appr
 		return
 	}
 	if decision == "approve" {
-		if refused, err := p.checkPresence(hr, a); err != nil {
-			p.Logger.ErrorContext(hr.Context(), "affordances: checking presence", "approval", shortID(a.ID), "err", err)
+		refused, err := p.checkPresence(hr, a)
+		if err == nil && refused == "" {
+			refused, err = p.check(hr) // the site's own condition, after presence
+		}
+		if err != nil {
+			p.Logger.ErrorContext(hr.Context(), "affordances: checking the person's approval", "approval", shortID(a.ID), "err", err)
 			http.Error(w, "Internal Server Error", http.StatusInternalServerError)
 			return
-		} else if refused != "" {
+		}
+		if refused != "" {
 			d := PageData{Approval: a, SignedIn: true, PresenceError: refused}
 			if err := p.askPresence(hr, &d); err != nil {
 				http.Error(w, "Internal Server Error", http.StatusInternalServerError)
@@ -243,6 +251,24 @@ func (p *Page) decide(w http.ResponseWriter, hr *http.Request, v Visitor, a Appr
 	}
 	a, _ = p.Store.Get(hr.Context(), a.ID)
 	p.render(w, v, PageData{Approval: a, SignedIn: true, Done: true}, http.StatusOK)
+}
+
+// check asks the site's own condition on the person's approval
+// (Options.Check): refused is its message, for the person.
+func (p *Page) check(hr *http.Request) (refused string, err error) {
+	if p.Check == nil {
+		return "", nil
+	}
+	r, err := p.PresenceRequest(hr)
+	if err != nil {
+		return "", err
+	}
+	err = p.Check(r)
+	var e *site.Error
+	if errors.As(err, &e) {
+		return e.Message(), nil
+	}
+	return "", err
 }
 
 func (p *Page) render(w http.ResponseWriter, v Visitor, d PageData, status int) {

@@ -176,6 +176,8 @@ func New(store *Store, opts Options) *App {
 	if a.approvals {
 		// The person approves an agent's order on the site itself.
 		ao := &approval.Options{Store: store.Approvals(), SignInURL: "/login", Logger: opts.Logger, PasskeysURL: "/account#passkeys",
+			// Without a passkey, approving needs a recent sign-in (recent.go).
+			Check: func(r *site.Request) error { return a.recentSignIn(r, "approve an agent's request") },
 			View: template.Must(template.New("approval.html").Funcs(site.Funcs()).Funcs(funcs).
 				ParseFS(templateFS, "templates/layout.html", "templates/approval.html"))}
 		if a.passkeys != nil {
@@ -352,7 +354,7 @@ var funcs = template.FuncMap{
 	"ownForm": func(action string) bool { return ownForms[action] },
 	// recentMinutes is how recent a password sign-in must be for what
 	// only the person may do without a passkey (recent.go).
-	"recentMinutes": func() int { return int(recentSignIn.Minutes()) },
+	"recentMinutes": func() int { return int(recentWindow.Minutes()) },
 }
 
 // ownForms are the actions whose forms actionForm draws.

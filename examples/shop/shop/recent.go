@@ -15,20 +15,31 @@ import (
 // person without one proves it by having typed their password on the site
 // a short while ago ("sudo mode", as GitHub does): a cookie alone, which
 // an agent driving the browser or a program given the cookie holds,
-// never mints a token. recentSignIn is how long ago.
-const recentSignIn = 10 * time.Minute
+// never mints a token. recentWindow is how long ago.
+const recentWindow = 10 * time.Minute
 
 // peopleOnly are the shop's people-only actions, which recentGate holds.
 var peopleOnly = map[string]bool{"createToken": true, "revokeToken": true, "addPasskey": true, "removePasskey": true}
 
 // recentGate is the shop's gate of site.StagePresence for a person
 // without a passkey: a people-only action runs only in a session signed
-// in with the password within recentSignIn; otherwise the person is sent
+// in with the password within recentWindow; otherwise the person is sent
 // to sign in again, and nothing runs. addPasskey checks the password
 // itself, on the form.
 func (a *App) recentGate(r *site.Request, c *site.Consent) error {
+	if !peopleOnly[c.Action] || c.Action == "addPasskey" {
+		return nil
+	}
+	return a.recentSignIn(r, "change your tokens")
+}
+
+// recentSignIn holds what only the person may do, for a person without a
+// passkey, to a session signed in with the password within recentWindow:
+// people-only actions (recentGate) and approving an agent's request (the
+// approval page's Check). what says what they were doing, for the message.
+func (a *App) recentSignIn(r *site.Request, what string) error {
 	sh := shopperOf(r)
-	if !peopleOnly[c.Action] || c.Action == "addPasskey" || sh.User == nil || sh.Session == "" {
+	if sh.User == nil || sh.Session == "" {
 		return nil
 	}
 	if a.passkeys != nil {
@@ -40,11 +51,11 @@ func (a *App) recentGate(r *site.Request, c *site.Consent) error {
 	if err != nil {
 		return err
 	}
-	if a.store.now().Sub(at) <= recentSignIn {
+	if a.store.now().Sub(at) <= recentWindow {
 		return nil
 	}
-	return site.Forbidden("For your safety, sign in again with your password before you change your tokens: %s (it counts for %d minutes).",
-		site.WithReturn("/login", "/account"), int(recentSignIn.Minutes()))
+	return site.Forbidden("For your safety, sign in again with your password before you %s: %s (it counts for %d minutes).",
+		what, site.WithReturn("/login", r.URL.Path), int(recentWindow.Minutes()))
 }
 
 // SessionSignedInAt is when the session of the cookie's value was

@@ -2,6 +2,8 @@ package shop_test
 
 import (
 	"context"
+	"io"
+	"net/http"
 	"net/url"
 	"strings"
 	"testing"
@@ -47,5 +49,51 @@ func TestTokens_ACookieAloneMakesNoToken(t *testing.T) {
 	p.form("/login", signIn)
 	if res, _ := p.form("/account", make); res.StatusCode != 303 || tokens() != before+1 {
 		t.Errorf("after signing in again: %d, %d tokens", res.StatusCode, tokens())
+	}
+}
+
+// Without a passkey, approving an agent's order needs a recent sign-in
+// too: an old session's approval is refused on the page, with the way to
+// sign in again, and the approval stays pending; a fresh one approves.
+func TestApprovalPage_AnOldSessionDoesNotApprove(t *testing.T) {
+	s := shoptest.StartWith(t, shop.Options{})
+	ctx := context.Background()
+	c := grantedAgent(t, s, shop.Grant{Actions: []string{"addToCart", "placeOrder"}})
+	addTee(t, c, 1)
+	w := c.Call("/checkout", "placeOrder", nil)
+	u := w.Delta().ApprovalURL
+	if w.Code != 428 || u == "" {
+		t.Fatalf("the agent's order: %d %s", w.Code, w.Body)
+	}
+	demo, _ := s.Store.UserByEmail(ctx, shop.DemoEmail)
+	old, err := s.Store.CreateSession(ctx, demo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Store.AgeSessions(ctx, 11*time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	decide := func(sess string) (int, string) {
+		req, _ := http.NewRequest("POST", s.URL+u, strings.NewReader(url.Values{"_decision": {"approve"}}.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Origin", s.URL)
+		req.AddCookie(&http.Cookie{Name: "sid", Value: sess})
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return res.StatusCode, string(b)
+	}
+	if code, page := decide(old); code != 403 || !strings.Contains(page, "sign in again with your password") {
+		t.Fatalf("an old session approves: %d\n%s", code, page)
+	}
+	fresh, err := s.Store.CreateSession(ctx, demo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, _ := decide(fresh); code != 200 {
+		t.Errorf("a fresh session approves: %d", code)
 	}
 }
