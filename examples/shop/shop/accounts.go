@@ -156,6 +156,19 @@ func (s *Store) CreateSession(ctx context.Context, userID int64) (string, error)
 	return plain, nil
 }
 
+// LastSignIn is when the user last signed in (their newest session), or
+// the zero time for a first sign-in.
+func (s *Store) LastSignIn(ctx context.Context, userID int64) (time.Time, error) {
+	var at sql.NullInt64
+	if err := s.db.QueryRowContext(ctx, `SELECT max(created_at) FROM sessions WHERE user_id = ?`, userID).Scan(&at); err != nil {
+		return time.Time{}, fmt.Errorf("reading the last sign-in: %w", err)
+	}
+	if !at.Valid {
+		return time.Time{}, nil
+	}
+	return time.Unix(at.Int64, 0), nil
+}
+
 // Session returns the user of a live session, by the cookie's value.
 func (s *Store) Session(ctx context.Context, plain string) (*User, error) {
 	var u User

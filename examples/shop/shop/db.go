@@ -139,6 +139,8 @@ var addedColumns = []struct{ table, column, decl, fill string }{
 	// database made before are dated when the column is added: they live
 	// a cookie's lifetime from then.
 	{"carts", "created_at", "BIGINT", "UPDATE carts SET created_at = %d"},
+	// The browser a passkey was added from, for the person to see.
+	{"passkeys", "browser", "TEXT NOT NULL DEFAULT ''", ""},
 }
 
 // addColumns adds the columns an older database lacks. Both databases
@@ -235,6 +237,7 @@ CREATE TABLE IF NOT EXISTS presence_challenges (
 	expires_at INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS presence_challenges_by_expiry ON presence_challenges (expires_at);
+CREATE INDEX IF NOT EXISTS sessions_by_user ON sessions (user_id, created_at);
 CREATE TABLE IF NOT EXISTS devices (
 	hash       TEXT PRIMARY KEY,
 	user_id    INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,

@@ -24,3 +24,12 @@ func (s *Store) AgeSessions(ctx context.Context, d time.Duration) error {
 	_, err := s.db.ExecContext(ctx, `UPDATE sessions SET created_at = created_at - ?`, int64(d.Seconds()))
 	return err
 }
+
+// AddPasskeyRow stores a passkey row as if the account had added one from
+// browser at t (no credential data: it proves nothing).
+func (s *Store) AddPasskeyRow(ctx context.Context, account, id, name, browser string, t time.Time) error {
+	return s.exec(ctx, `INSERT INTO passkeys (id, account, name, created_at, data, browser) VALUES (?, ?, ?, ?, '', ?)`, id, account, name, t.Unix(), browser)
+}
+
+// BrowserOf is browserOf, for the tests.
+var BrowserOf = browserOf

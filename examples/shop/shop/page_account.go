@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/affordances-go/affordances/protocol"
@@ -59,6 +60,10 @@ func (a *App) signIn(r *site.Request, in SignIn) (site.Done, error) {
 		return site.Done{}, err
 	}
 	a.failures.reset(account, addr)
+	last, err := a.store.LastSignIn(ctx, u.ID)
+	if err != nil {
+		return site.Done{}, err
+	}
 	if err := a.startSession(r, u); err != nil {
 		return site.Done{}, err
 	}
@@ -72,7 +77,17 @@ func (a *App) signIn(r *site.Request, in SignIn) (site.Done, error) {
 	}
 	// Back to the page that sent the person here (?next=, a path of this
 	// site only), else to the account.
-	return site.Done{Message: "Signed in as " + u.Name + ".", Redirect: r.ReturnPath("/account")}, nil
+	msg := "Signed in as " + u.Name + "."
+	// A passkey added since the last sign-in is told, so that one the
+	// person did not add does not go unseen.
+	added, err := a.store.PasskeysAddedSince(ctx, "user:"+itoa(u.ID), last)
+	if err != nil {
+		return site.Done{}, err
+	}
+	if len(added) > 0 {
+		msg += " Since you last signed in, a passkey was added: " + strings.Join(added, "; ") + ". If that was not you, remove it on your account page."
+	}
+	return site.Done{Message: msg, Redirect: r.ReturnPath("/account")}, nil
 }
 
 // knownDevice reports whether the request comes from a browser that

@@ -24,6 +24,9 @@ type Passkey struct {
 	ID      string `json:"id"`
 	Name    string `json:"name"`
 	Created string `json:"created"`
+	// Browser is the browser it was added from ("Chrome on Linux"), so
+	// that the person sees a passkey they did not add.
+	Browser string `json:"browser,omitempty"`
 }
 
 // AddPasskey is the input of addPasskey: the new passkey, as the page's
@@ -99,6 +102,9 @@ func (a *App) addPasskey(r *site.Request, in AddPasskey) (site.Done, error) {
 	if err != nil {
 		return site.Done{}, err
 	}
+	if err := a.store.SetPasskeyBrowser(ctx, account, c.ID, browserOf(r.UserAgent())); err != nil {
+		return site.Done{}, err
+	}
 	return site.Done{Message: fmt.Sprintf("Passkey %s added. From now on, approving an agent's request and changing tokens need it.", safetext.Quote(c.Name))}, nil
 }
 
@@ -150,8 +156,13 @@ func (a *App) loadPasskeys(r *site.Request, st *site.State) error {
 		if err != nil {
 			return err
 		}
+		browsers, err := a.store.PasskeyBrowsers(r.Context(), r.Caller.AccountID())
+		if err != nil {
+			return err
+		}
 		for _, c := range cs {
-			list.Keys = append(list.Keys, Passkey{ID: keyID.EncodeToString(c.ID), Name: c.Name, Created: c.Created.UTC().Format("2 Jan 2006")})
+			id := keyID.EncodeToString(c.ID)
+			list.Keys = append(list.Keys, Passkey{ID: id, Name: c.Name, Created: c.Created.UTC().Format("2 Jan 2006"), Browser: browsers[id]})
 		}
 	}
 	passkeysKey.Set(st, list)

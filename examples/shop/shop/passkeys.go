@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/affordances-go/affordances/site/presence"
+	"github.com/affordances-go/affordances/site/safetext"
 )
 
 // Passkeys keeps people's passkeys and the challenges of their ceremonies
@@ -172,4 +173,73 @@ func newPasskeys(store *Store, opts Options, log *slog.Logger) (*presence.Passke
 func userID(account string) (int64, bool) {
 	n, err := strconv.ParseInt(strings.TrimPrefix(account, "user:"), 10, 64)
 	return n, err == nil && strings.HasPrefix(account, "user:")
+}
+
+// SetPasskeyBrowser records the browser a passkey was added from.
+func (s *Store) SetPasskeyBrowser(ctx context.Context, account string, id []byte, browser string) error {
+	return s.exec(ctx, `UPDATE passkeys SET browser = ? WHERE id = ? AND account = ?`, browser, keyID.EncodeToString(id), account)
+}
+
+// PasskeyBrowsers returns the browser each passkey of the account was
+// added from, by the passkey's id as the account page writes it.
+func (s *Store) PasskeyBrowsers(ctx context.Context, account string) (map[string]string, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT id, browser FROM passkeys WHERE account = ?`, account)
+	if err != nil {
+		return nil, fmt.Errorf("reading passkeys: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]string{}
+	for rows.Next() {
+		var id, browser string
+		if err := rows.Scan(&id, &browser); err != nil {
+			return nil, err
+		}
+		out[id] = browser
+	}
+	return out, rows.Err()
+}
+
+// PasskeysAddedSince returns the passkeys of the account added after t,
+// as "“name” on DATE from BROWSER", for the person to read at sign-in.
+func (s *Store) PasskeysAddedSince(ctx context.Context, account string, t time.Time) ([]string, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT name, created_at, browser FROM passkeys WHERE account = ? AND created_at > ? ORDER BY created_at`, account, t.Unix())
+	if err != nil {
+		return nil, fmt.Errorf("reading passkeys: %w", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var name, browser string
+		var at int64
+		if err := rows.Scan(&name, &at, &browser); err != nil {
+			return nil, err
+		}
+		line := safetext.Quote(name) + " on " + time.Unix(at, 0).UTC().Format("2 Jan 2006 15:04") + " UTC"
+		if browser != "" {
+			line += " from " + browser
+		}
+		out = append(out, line)
+	}
+	return out, rows.Err()
+}
+
+// browserOf names a browser and its system from a User-Agent, in a few
+// words ("Chrome on Linux"), or "" when it says nothing known.
+func browserOf(ua string) string {
+	name := ""
+	for _, b := range []struct{ token, name string }{{"Edg/", "Edge"}, {"OPR/", "Opera"}, {"Firefox/", "Firefox"}, {"Chrome/", "Chrome"}, {"Safari/", "Safari"}} {
+		if strings.Contains(ua, b.token) {
+			name = b.name
+			break
+		}
+	}
+	if name == "" {
+		return ""
+	}
+	for _, o := range []struct{ token, name string }{{"Android", "Android"}, {"iPhone", "iPhone"}, {"iPad", "iPad"}, {"Windows", "Windows"}, {"Mac OS X", "macOS"}, {"CrOS", "ChromeOS"}, {"Linux", "Linux"}} {
+		if strings.Contains(ua, o.token) {
+			return name + " on " + o.name
+		}
+	}
+	return name
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -95,5 +96,37 @@ func TestApprovalPage_AnOldSessionDoesNotApprove(t *testing.T) {
 	}
 	if code, _ := decide(fresh); code != 200 {
 		t.Errorf("a fresh session approves: %d", code)
+	}
+}
+
+// A passkey added since the last sign-in is told at the next one, with
+// when and from which browser; a sign-in after that tells nothing more.
+func TestPasskeys_AnAddedPasskeyIsToldAtTheNextSignIn(t *testing.T) {
+	s := shoptest.StartWith(t, shop.Options{})
+	ts := &testShop{url: s.URL, store: s.Store}
+	ctx := context.Background()
+	demo, _ := s.Store.UserByEmail(ctx, shop.DemoEmail)
+	p := ts.client(t, "")
+	signIn := func() string {
+		res, _ := p.form("/login", url.Values{"_action": {"signIn"}, "email": {shop.DemoEmail}, "password": {shop.DemoPassword}})
+		_, page := p.do("GET", res.Header.Get("Location"), nil)
+		return page
+	}
+	signIn()
+	if err := s.Store.AgeSessions(ctx, time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Store.AddPasskeyRow(ctx, "user:"+strconv.FormatInt(demo, 10), "k1", "a key", "Chrome on Linux", time.Now().Add(-time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	page := signIn()
+	if !strings.Contains(page, "Since you last signed in, a passkey was added") || !strings.Contains(page, "from Chrome on Linux") {
+		t.Errorf("the sign-in after a passkey was added:\n%s", page)
+	}
+	if again := signIn(); strings.Contains(again, "Since you last signed in") {
+		t.Errorf("told twice:\n%s", again)
+	}
+	if got := shop.BrowserOf("Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36"); got != "Chrome on Linux" {
+		t.Errorf("browserOf: %q", got)
 	}
 }
