@@ -225,10 +225,7 @@ func (p *Page) decide(w http.ResponseWriter, hr *http.Request, v Visitor, a Appr
 		return
 	}
 	if decision == "approve" {
-		refused, err := p.checkPresence(hr, a)
-		if err == nil && refused == "" {
-			refused, err = p.check(hr) // the site's own condition, after presence
-		}
+		refused, err := p.checkPerson(hr, a)
 		if err != nil {
 			p.Logger.ErrorContext(hr.Context(), "affordances: checking the person's approval", "approval", shortID(a.ID), "err", err)
 			http.Error(w, "Internal Server Error", http.StatusInternalServerError)
@@ -253,22 +250,27 @@ func (p *Page) decide(w http.ResponseWriter, hr *http.Request, v Visitor, a Appr
 	p.render(w, v, PageData{Approval: a, SignedIn: true, Done: true}, http.StatusOK)
 }
 
-// check asks the site's own condition on the person's approval
-// (Options.Check): refused is its message, for the person.
-func (p *Page) check(hr *http.Request) (refused string, err error) {
-	if p.Check == nil {
+// checkPerson checks the person's approval: their proof of presence,
+// then the site's own condition (Options.Check), with the caller found
+// once. refused says why it is refused, for the person.
+func (p *Page) checkPerson(hr *http.Request, a Approval) (refused string, err error) {
+	if p.Presence == nil && p.Check == nil {
 		return "", nil
 	}
 	r, err := p.PresenceRequest(hr)
 	if err != nil {
 		return "", err
 	}
-	err = p.Check(r)
-	var e *site.Error
-	if errors.As(err, &e) {
-		return e.Message(), nil
+	if refused, err = p.checkPresence(r, hr, a); err != nil || refused != "" || p.Check == nil {
+		return refused, err
 	}
-	return "", err
+	var e *site.Error
+	if err := p.Check(r); errors.As(err, &e) {
+		return e.Message(), nil
+	} else if err != nil {
+		return "", err
+	}
+	return "", nil
 }
 
 func (p *Page) render(w http.ResponseWriter, v Visitor, d PageData, status int) {

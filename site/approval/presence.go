@@ -61,13 +61,9 @@ func (p *Page) askPresence(hr *http.Request, d *PageData) error {
 // checkPresence checks the proof of presence an approval was posted with,
 // when the person must give one: refused says why it is refused, for the
 // person.
-func (p *Page) checkPresence(hr *http.Request, a Approval) (refused string, err error) {
+func (p *Page) checkPresence(r *site.Request, hr *http.Request, a Approval) (refused string, err error) {
 	if p.Presence == nil {
 		return "", nil
-	}
-	r, err := p.PresenceRequest(hr)
-	if err != nil {
-		return "", err
 	}
 	need, err := p.Presence.Required(r)
 	if err != nil || !need {

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/gorilla/sessions"
 	"github.com/labstack/echo/v5"
 	"github.com/labstack/echo/v5/middleware"
 
@@ -82,7 +83,9 @@ func (app *App) WithAgents() *echo.Echo {
 			if !ok {
 				return site.Done{}, site.Unavailable("Email or password is incorrect.")
 			}
-			return site.Done{Message: "Signed in.", Redirect: "/"}, app.StartSession(echosite.Context(r.Request), id)
+			sess := echosite.Context(r.Request).Get("session").(*sessions.Session)
+			sess.Values["user"] = id // its cookie goes out with the answer only if signIn succeeds
+			return site.Done{Message: "Signed in.", Redirect: "/"}, sess.Save(r.Request, r.ResponseWriter())
 		})
 	app.Head = echosite.Link // the link element only on routes with a page
 	return app.Server(echosite.Middleware(s))

@@ -1,7 +1,6 @@
 package echonotes
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -11,28 +10,16 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/affordances-go/affordances/conformance"
+	"github.com/affordances-go/affordances/internal/syncbuf"
 	"github.com/affordances-go/affordances/protocol"
 	"github.com/affordances-go/affordances/site"
 )
 
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
-
-func start(t *testing.T) (*App, *httptest.Server, *syncBuffer) {
-	logs := &syncBuffer{}
+func start(t *testing.T) (*App, *httptest.Server, *syncbuf.Buffer) {
+	logs := &syncbuf.Buffer{}
 	app := New([]byte("0123456789abcdef0123456789abcdef"))
 	app.LogTo = logs
 	srv := httptest.NewServer(app.WithAgents())

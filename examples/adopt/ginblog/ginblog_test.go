@@ -1,7 +1,6 @@
 package ginblog
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -12,12 +11,12 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/gin-gonic/gin"
 
 	"github.com/affordances-go/affordances/conformance"
+	"github.com/affordances-go/affordances/internal/syncbuf"
 	"github.com/affordances-go/affordances/protocol"
 	"github.com/affordances-go/affordances/site"
 	"github.com/affordances-go/affordances/site/tokens"
@@ -29,24 +28,12 @@ type blog struct {
 	app  *App
 	kit  *tokens.Kit
 	srv  *httptest.Server
-	logs *syncBuffer
+	logs *syncbuf.Buffer
 }
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
 
 func start(t *testing.T) *blog {
 	gin.SetMode(gin.TestMode)
-	logs := &syncBuffer{}
+	logs := &syncbuf.Buffer{}
 	gin.DefaultWriter = logs
 	app, err := Open("file:"+t.TempDir()+"/blog.db", []byte("0123456789abcdef0123456789abcdef"))
 	if err != nil {
