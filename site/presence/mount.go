@@ -1,6 +1,7 @@
 package presence
 
 import (
+	"context"
 	_ "embed" // the pages' script
 	"encoding/json"
 	"errors"
@@ -72,14 +73,27 @@ func (m *mounted) gate(r *site.Request, c *site.Consent) error {
 	if c.Proof == "" {
 		return site.Forbidden("confirm with your passkey: this needs you, not only your browser")
 	}
-	if err := m.p.Verify(r, c.Binding(r, m.s.Origin(r.Request)), c.Proof); err != nil {
+	by, err := m.p.verify(r, c.Binding(r, m.s.Origin(r.Request)), c.Proof)
+	if err != nil {
 		var refused *Refusal
 		if errors.As(err, &refused) {
 			return site.Forbidden("your passkey did not confirm this: %s", refused.Reason())
 		}
 		return fmt.Errorf("verifying presence: %w", err)
 	}
+	r.Request = r.Request.WithContext(context.WithValue(r.Context(), confirmedKey{}, by))
 	return nil
+}
+
+// confirmedKey keys the passkey that confirmed a call in its context.
+type confirmedKey struct{}
+
+// ConfirmedBy returns the passkey with which the person confirmed r's
+// call at step 6 (Mount's gate), for the action that runs: false when no
+// passkey confirmed it (the person has none, or the action needs none).
+func ConfirmedBy(r *site.Request) (Credential, bool) {
+	c, ok := r.Context().Value(confirmedKey{}).(Credential)
+	return c, ok
 }
 
 type mounted struct {

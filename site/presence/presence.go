@@ -22,6 +22,7 @@
 package presence
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -53,6 +54,12 @@ type Options struct {
 	// ChallengeTTL is how long a challenge can be answered. Default: five
 	// minutes.
 	ChallengeTTL time.Duration
+	// CoolingOff is how long a new passkey cannot remove an older one
+	// (Remove): an authenticator slipped in by someone else cannot at
+	// once lock the person's own passkeys out, and the person sees it on
+	// their account page and at their next sign-in meanwhile. Default: 24
+	// hours; a negative value turns the rule off.
+	CoolingOff time.Duration
 	// Accounts names an account for the browser's passkey dialogs (its
 	// email, say), when registering. Default: the account's id.
 	Accounts func(ctx context.Context, account string) (name, displayName string)
@@ -73,6 +80,9 @@ func New(opts Options) (*Passkeys, error) {
 	}
 	if opts.ChallengeTTL <= 0 {
 		opts.ChallengeTTL = 5 * time.Minute
+	}
+	if opts.CoolingOff == 0 {
+		opts.CoolingOff = 24 * time.Hour
 	}
 	wa, err := webauthn.New(&webauthn.Config{RPID: opts.RPID, RPDisplayName: opts.RPName, RPOrigins: opts.Origins,
 		Timeouts: webauthn.TimeoutsConfig{
@@ -248,15 +258,21 @@ type Proof struct {
 // passkeys, on this site's origin and RP ID, user verified, its
 // signature counter moving on.
 func (p *Passkeys) Verify(r *site.Request, b site.Binding, proof string) error {
+	_, err := p.verify(r, b, proof)
+	return err
+}
+
+// verify is Verify, returning the passkey that answered.
+func (p *Passkeys) verify(r *site.Request, b site.Binding, proof string) (Credential, error) {
 	var pr Proof
 	if err := json.Unmarshal([]byte(proof), &pr); err != nil || pr.Nonce == "" || len(pr.Credential) == 0 {
-		return refuse("the confirmation could not be read")
+		return Credential{}, refuse("the confirmation could not be read")
 	}
 	ctx := r.Context()
 	account := r.Caller.AccountID()
 	session, err := p.take(ctx, pr.Nonce, account, "assert")
 	if err != nil {
-		return err
+		return Credential{}, err
 	}
 	// The challenge of what runs now: an answer to a challenge given
 	// for anything else does not match it.
@@ -264,32 +280,42 @@ func (p *Passkeys) Verify(r *site.Request, b site.Binding, proof string) error {
 	session.UserVerification = protocol.VerificationRequired
 	parsed, err := protocol.ParseCredentialRequestResponseBytes(pr.Credential)
 	if err != nil {
-		return refuse("the passkey's answer could not be read")
+		return Credential{}, refuse("the passkey's answer could not be read")
 	}
-	u, _, err := p.userOf(ctx, account)
+	u, stored, err := p.userOf(ctx, account)
 	if err != nil {
-		return err
+		return Credential{}, err
 	}
-	return p.validate(ctx, u, session, parsed)
+	id, err := p.validate(ctx, u, session, parsed)
+	if err != nil {
+		return Credential{}, err
+	}
+	for _, c := range stored {
+		if bytes.Equal(c.ID, id) {
+			return c, nil
+		}
+	}
+	return Credential{}, refuse("the passkey was removed meanwhile")
 }
 
-// validate checks an assertion for u and records its new counter.
-func (p *Passkeys) validate(ctx context.Context, u *user, session webauthn.SessionData, parsed *protocol.ParsedCredentialAssertionData) error {
+// validate checks an assertion for u and records its new counter; it
+// returns the id of the passkey that answered.
+func (p *Passkeys) validate(ctx context.Context, u *user, session webauthn.SessionData, parsed *protocol.ParsedCredentialAssertionData) ([]byte, error) {
 	cred, err := p.wa.ValidateLogin(u, session, parsed)
 	if err != nil {
-		return refuse(reason(err))
+		return nil, refuse(reason(err))
 	}
 	if cred.Authenticator.CloneWarning {
-		return refuse("the passkey's signature counter went back: it may have been copied")
+		return nil, refuse("the passkey's signature counter went back: it may have been copied")
 	}
 	data, err := json.Marshal(cred)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := p.o.Store.UpdateCredential(ctx, u.account, cred.ID, data); err != nil {
-		return fmt.Errorf("presence: recording the counter: %w", err)
+		return nil, fmt.Errorf("presence: recording the counter: %w", err)
 	}
-	return nil
+	return cred.ID, nil
 }
 
 // reason says why WebAuthn refused an answer, in words for the person.

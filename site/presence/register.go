@@ -1,6 +1,7 @@
 package presence
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,6 +11,9 @@ import (
 
 	"github.com/go-webauthn/webauthn/protocol"
 	"github.com/go-webauthn/webauthn/webauthn"
+
+	"github.com/affordances-go/affordances/site"
+	"github.com/affordances-go/affordances/site/safetext"
 )
 
 // Register begins adding a passkey to account: the options of a
@@ -78,9 +82,29 @@ func (p *Passkeys) FinishRegistration(ctx context.Context, account, nonce string
 	return c, nil
 }
 
-// Remove removes one of the account's passkeys. The site lets only the
-// person do it, with a proof of presence (a people-only action).
-func (p *Passkeys) Remove(ctx context.Context, account string, id []byte) error {
+// Remove removes one of the caller's passkeys (ErrNotFound when it has no
+// such passkey). Call it from a people-only action: with Mount, the
+// person confirmed the call with one of their passkeys, and a passkey
+// added less than Options.CoolingOff ago cannot remove an older one (a
+// *Refusal that says until when). So an authenticator someone else
+// slipped in cannot at once lock the person out of their own.
+func (p *Passkeys) Remove(r *site.Request, id []byte) error {
+	ctx, account := r.Context(), r.Caller.AccountID()
+	if by, ok := ConfirmedBy(r); ok && p.o.CoolingOff > 0 && !bytes.Equal(by.ID, id) {
+		until := by.Created.Add(p.o.CoolingOff)
+		if time.Now().Before(until) {
+			stored, err := p.o.Store.Credentials(ctx, account)
+			if err != nil {
+				return fmt.Errorf("presence: reading passkeys: %w", err)
+			}
+			for _, c := range stored {
+				if bytes.Equal(c.ID, id) && c.Created.Before(by.Created) {
+					return refuse(fmt.Sprintf("%s was added on %s, and a passkey that new cannot remove an older one until %s: confirm with %s instead",
+						safetext.Quote(by.Name), by.Created.UTC().Format("2 Jan 15:04 UTC"), until.UTC().Format("2 Jan 15:04 UTC"), safetext.Quote(c.Name)))
+				}
+			}
+		}
+	}
 	return p.o.Store.RemoveCredential(ctx, account, id)
 }
 
@@ -123,7 +147,7 @@ func (p *Passkeys) FinishSignIn(ctx context.Context, nonce string, response json
 		return "", err
 	}
 	session.UserID = u.WebAuthnID() // a discoverable sign-in learns the account from the passkey
-	if err := p.validate(ctx, u, session, parsed); err != nil {
+	if _, err := p.validate(ctx, u, session, parsed); err != nil {
 		return "", err
 	}
 	return account, nil

@@ -2,7 +2,9 @@ package presence
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"html"
 	"io"
 	"log/slog"
@@ -13,6 +15,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/affordances-go/affordances/protocol"
 	"github.com/affordances-go/affordances/site"
@@ -23,6 +26,11 @@ import (
 type keysInput struct {
 	Label string `json:"label"`
 	Limit int    `json:"limit,omitempty"`
+}
+
+// dropInput is the input of the test site's removal of a passkey.
+type dropInput struct {
+	ID string `json:"id"`
 }
 
 type orderInput struct {
@@ -68,6 +76,20 @@ func newTestSite(t *testing.T) *testSite {
 	p := s.Page("/account", site.PageOptions{Load: func(r *site.Request) (*site.State, error) { return &site.State{}, nil }})
 	site.Handle(p, site.Action{Name: "makeKey", Expose: protocol.ExposeSession, PeopleOnly: true},
 		func(r *site.Request, in keysInput) (site.Done, error) { ts.made.Add(1); return site.Done{}, nil })
+	site.Handle(p, site.Action{Name: "dropKey", Expose: protocol.ExposeSession, PeopleOnly: true},
+		func(r *site.Request, in dropInput) (site.Done, error) {
+			id, err := base64.RawURLEncoding.DecodeString(in.ID)
+			if err != nil {
+				return site.Done{}, site.NotFound("no such passkey")
+			}
+			var refused *Refusal
+			if err := ts.p.Remove(r, id); errors.As(err, &refused) {
+				return site.Done{}, site.Unavailable("not removed: %s", refused.Reason())
+			} else if err != nil {
+				return site.Done{}, err
+			}
+			return site.Done{}, nil
+		})
 	site.Handle(p, site.Action{Name: "order", Expose: protocol.ExposeConfirm, RequireApproval: true},
 		func(r *site.Request, in orderInput) (site.Done, error) { ts.orders.Add(1); return site.Done{}, nil })
 	ts.srv.Config.Handler = s
@@ -300,5 +322,72 @@ func TestSite_ChallengesAreBoundedPerAddress(t *testing.T) {
 	}
 	if code, _ := ts.post(t, Path+"/register", url.Values{}, "Cookie", "session=ann"); code != http.StatusTooManyRequests {
 		t.Errorf("a registration from the same address after the flood: %d", code)
+	}
+}
+
+// A passkey added within the cooling-off period cannot remove an older
+// one, even with its own valid confirmation: an authenticator slipped in
+// by an agent cannot lock the person's own passkey out. The older passkey
+// removes the newer one, a new passkey removes itself, and once the
+// period is over the newer one may remove the older.
+func TestSite_ANewPasskeyCannotRemoveAnOlderOne(t *testing.T) {
+	ts := newTestSite(t)
+	cookie := []string{"Cookie", "session=ann"}
+	mem := ts.p.o.Store.(*Memory)
+	age := func(name string, d time.Duration) []byte {
+		mem.mu.Lock()
+		defer mem.mu.Unlock()
+		for i, c := range mem.creds["ann"] {
+			if c.Name == name {
+				mem.creds["ann"][i].Created = time.Now().Add(-d)
+				return c.ID
+			}
+		}
+		t.Fatalf("no passkey %q", name)
+		return nil
+	}
+	drop := func(k *softKey, id []byte) (int, string) {
+		f := url.Values{"_action": {"dropKey"}, "id": {base64.RawURLEncoding.EncodeToString(id)}}
+		q := url.Values{"_page": {"/account"}}
+		for key, v := range f {
+			q[key] = v
+		}
+		code, ask := ts.post(t, Path, q, cookie...)
+		if code != 200 {
+			t.Fatalf("the challenge: %d %s", code, ask)
+		}
+		f.Set(site.FormProofField, k.proof(t, []byte(ask)))
+		return ts.post(t, "/account", f, cookie...)
+	}
+	count := func() int {
+		cs, _ := mem.Credentials(context.Background(), "ann")
+		return len(cs)
+	}
+
+	old := enrolSoft(t, ts)
+	oldID := age("soft", 30*24*time.Hour)
+	mem.mu.Lock()
+	mem.creds["ann"][0].Name = "old"
+	mem.mu.Unlock()
+	young := enrolSoft(t, ts)
+	youngID := age("soft", time.Hour)
+
+	if code, body := drop(young, oldID); code != 409 || !strings.Contains(body, "cannot remove an older one") || count() != 2 {
+		t.Fatalf("an hour-old passkey removing a month-old one: %d, %d left\n%s", code, count(), body)
+	}
+	if code, body := drop(old, youngID); code != 303 || count() != 1 {
+		t.Fatalf("the old passkey removing the new one: %d %s, %d left", code, body, count())
+	}
+
+	// A new passkey may remove itself; after the period, an older one.
+	young = enrolSoft(t, ts)
+	youngID = age("soft", time.Hour)
+	if code, body := drop(young, youngID); code != 303 || count() != 1 {
+		t.Fatalf("a new passkey removing itself: %d %s, %d left", code, body, count())
+	}
+	young = enrolSoft(t, ts)
+	age("soft", 25*time.Hour)
+	if code, body := drop(young, oldID); code != 303 || count() != 1 {
+		t.Fatalf("a passkey past the cooling-off removing an older one: %d %s, %d left", code, body, count())
 	}
 }

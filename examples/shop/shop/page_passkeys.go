@@ -113,12 +113,22 @@ func (a *App) removePasskey(r *site.Request, in RemovePasskey) (site.Done, error
 	if err != nil {
 		return site.Done{}, site.NotFound("you have no such passkey")
 	}
-	err = a.passkeys.Remove(r.Context(), r.Caller.AccountID(), id)
-	if errors.Is(err, presence.ErrNotFound) {
+	err = a.passkeys.Remove(r, id)
+	var pe *presence.Refusal
+	switch {
+	case errors.Is(err, presence.ErrNotFound):
 		return site.Done{}, site.NotFound("you have no such passkey")
+	case errors.As(err, &pe):
+		return site.Done{}, site.Unavailable("The passkey was not removed: %s.", pe.Reason())
+	case err != nil:
+		return site.Done{}, err
 	}
+	left, err := a.passkeys.Has(r.Context(), r.Caller.AccountID())
 	if err != nil {
 		return site.Done{}, err
+	}
+	if !left {
+		return site.Done{Message: fmt.Sprintf("Passkey removed. You have no passkey now: approving an agent's request and changing tokens need your password instead, typed again if you signed in more than %d minutes ago.", int(recentWindow.Minutes()))}, nil
 	}
 	return site.Done{Message: "Passkey removed."}, nil
 }
