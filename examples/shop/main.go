@@ -203,6 +203,13 @@ func run(cf config) error {
 	}
 	addr = ln.Addr().String()
 	opts.PasskeyOrigins = passkeyOrigins(cf.origins, addr)
+	// In development, people open the shop at localhost, the origin
+	// passkeys accept; its loopback address sends browsers there.
+	public := "http://" + addr
+	local := localOrigin(addr, cf.origins)
+	if local != "" {
+		public = local
+	}
 	app := shop.New(store, opts)
 	if cf.adminAddr != "" {
 		admin := &http.Server{Addr: cf.adminAddr, Handler: app.Admin(tel.Metrics), ReadHeaderTimeout: 5 * time.Second}
@@ -214,24 +221,24 @@ func run(cf config) error {
 		defer admin.Close()
 		logger.Info("admin address: /metrics and /healthz", "addr", cf.adminAddr)
 	}
-	srv := shop.NewServer(addr, app)
+	srv := shop.NewServer(addr, toLocalhost(local, app))
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 
-	fmt.Printf(`Heavyweight Supply is open at http://%s/
+	fmt.Printf(`Heavyweight Supply is open at %s/
 
   demo account:  %s / %s
   bearer token:  %s
 
-  try:  curl -H 'Accept: application/vnd.affordances+json' http://%s/products/heavyweight-tee
+  try:  curl -H 'Accept: application/vnd.affordances+json' %s/products/heavyweight-tee
 
 Ctrl-C stops the shop.
-`, addr, shop.DemoEmail, shop.DemoPassword, token, addr)
-	if len(opts.PasskeyOrigins) > 0 {
+`, public, shop.DemoEmail, shop.DemoPassword, token, public)
+	if len(opts.PasskeyOrigins) > 0 && opts.PasskeyOrigins[0] != public {
 		fmt.Printf("Passkeys (the account page): use the shop at %s/\n", opts.PasskeyOrigins[0])
 	}
 	if dev {
-		fmt.Printf("Inspector (development): http://%s%s?page=/products/heavyweight-tee\n", addr, inspector.Path)
+		fmt.Printf("Inspector (development): %s%s?page=/products/heavyweight-tee\n", public, inspector.Path)
 	}
 
 	select {

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"net/netip"
 	"os"
 	"path/filepath"
@@ -101,5 +103,47 @@ func TestStartToken_KeptAcrossRestarts(t *testing.T) {
 	}
 	if next, _ := startToken(ctx, store, demo, path); next == first || next == "" {
 		t.Fatal("a revoked token was printed again")
+	}
+}
+
+// In development the shop is opened at localhost, the origin passkeys
+// accept: a browser's navigation to 127.0.0.1 (a link an agent printed)
+// goes there, path and query kept; an agent's requests stay where they
+// are, and a shop with -origins or on another address moves nothing.
+func TestLocalOrigin_NavigationsGoToLocalhost(t *testing.T) {
+	if o := localOrigin("127.0.0.1:8080", nil); o != "http://localhost:8080" {
+		t.Fatalf("127.0.0.1:8080: %q", o)
+	}
+	if o := localOrigin("[::1]:9000", nil); o != "http://localhost:9000" {
+		t.Fatalf("[::1]:9000: %q", o)
+	}
+	for _, c := range []struct {
+		addr    string
+		origins []string
+	}{{"127.0.0.1:8080", []string{"https://shop.example"}}, {"0.0.0.0:8080", nil}, {"10.0.0.5:8080", nil}} {
+		if o := localOrigin(c.addr, c.origins); o != "" {
+			t.Errorf("%s %v: %q, want none", c.addr, c.origins, o)
+		}
+	}
+	h := toLocalhost("http://localhost:8080", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(204) }))
+	for _, c := range []struct {
+		method, host, mode, want string
+		code                     int
+	}{
+		{"GET", "127.0.0.1:8080", "navigate", "http://localhost:8080/approvals/kD3?x=1", 302},
+		{"GET", "localhost:8080", "navigate", "", 204},
+		{"GET", "127.0.0.1:8080", "", "", 204},
+		{"GET", "127.0.0.1:8080", "cors", "", 204},
+		{"POST", "127.0.0.1:8080", "navigate", "", 204},
+	} {
+		r := httptest.NewRequest(c.method, "http://"+c.host+"/approvals/kD3?x=1", nil)
+		if c.mode != "" {
+			r.Header.Set("Sec-Fetch-Mode", c.mode)
+		}
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		if w.Code != c.code || w.Header().Get("Location") != c.want {
+			t.Errorf("%s %s %q: %d %q, want %d %q", c.method, c.host, c.mode, w.Code, w.Header().Get("Location"), c.code, c.want)
+		}
 	}
 }
