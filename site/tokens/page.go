@@ -45,7 +45,11 @@ type Listed struct {
 // CreateInput is the input of createToken: the form on the person's page.
 type CreateInput struct {
 	Label   string   `json:"label,omitempty" title:"Label" description:"a name to recognise the token by" maxLength:"40"`
-	Actions []string `json:"actions,omitempty" title:"Only these actions" description:"the actions the token may run; every one when none is chosen" maxItems:"100"`
+	// Scope is what the form asks first: "all" (everything the person
+	// can do) or "some" (only Actions, at least one). Empty keeps the
+	// older meaning: every action when none is chosen.
+	Scope   string   `json:"scope,omitempty" title:"What it may do" description:"all: everything you can do; some: only the actions chosen, at least one" enum:"all,some"`
+	Actions []string `json:"actions,omitempty" title:"Only these actions" description:"the actions the token may run; every one when none is chosen and scope is not some" maxItems:"100"`
 	Days    int      `json:"days,omitempty" title:"Expires after (days)" description:"the token stops working after this many days; never when empty" minimum:"1" maximum:"3650"`
 	PerCall int64    `json:"perCall,omitempty" title:"Approved in advance, up to (each)" description:"calls up to this amount run without asking you; 0 asks every time" minimum:"0"`
 	PerDay  int64    `json:"perDay,omitempty" title:"and up to (a day)" description:"what such calls may total in a day" minimum:"0"`
@@ -167,6 +171,12 @@ func (k *Kit) grant(in CreateInput) (Grant, error) {
 			errs = append(errs, site.Invalid("/actions/"+strconv.Itoa(i), "must be one of "+k.choices()))
 		}
 	}
+	switch {
+	case in.Scope == "some" && len(in.Actions) == 0:
+		errs = append(errs, site.Invalid("/actions", "tick at least one thing it may do, or choose everything you can do"))
+	case in.Scope == "all" && len(in.Actions) > 0:
+		errs = append(errs, site.Invalid("/actions", "untick these, or choose only what you tick"))
+	}
 	o := k.opts.Standing
 	switch {
 	case o == nil && (in.PerCall > 0 || in.PerDay > 0):
@@ -206,6 +216,15 @@ func (k *Kit) choices() string {
 }
 
 func (k *Kit) revoke(r *site.Request, in RevokeInput) (site.Done, error) {
+	// The person knows a token by its label, never by its id.
+	label := fmt.Sprintf("%d", in.ID)
+	if ts, err := k.store.List(r.Context(), account(r)); err == nil {
+		for _, t := range ts {
+			if t.ID == in.ID && t.Label != "" {
+				label = t.Label
+			}
+		}
+	}
 	err := k.Revoke(r.Context(), account(r), in.ID)
 	if errors.Is(err, ErrNotFound) {
 		return site.Done{}, site.NotFound("you have no token %d", in.ID)
@@ -213,7 +232,7 @@ func (k *Kit) revoke(r *site.Request, in RevokeInput) (site.Done, error) {
 	if err != nil {
 		return site.Done{}, err
 	}
-	return site.Done{Message: fmt.Sprintf("Token %d revoked.", in.ID)}, nil
+	return site.Done{Message: fmt.Sprintf("Token %s revoked: agents that use it stop working now.", safetext.Quote(label))}, nil
 }
 
 // Describe says what a grant allows, in the person's words.

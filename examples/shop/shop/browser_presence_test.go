@@ -224,6 +224,9 @@ func TestBrowser_PresenceKeepsAnAgentInTheBrowserOut(t *testing.T) {
 	}
 	err = chromedp.Do(ctx, chromedp.Navigate(base+"/account"), chromedp.WaitVisible(chromedp.CSS("#createToken-label")),
 		chromedp.SetValue(chromedp.CSS("#createToken-label"), "calendar"),
+		// Nothing ticked no longer means everything (issue 53): the
+		// person says what the token may do.
+		chromedp.Click(chromedp.CSS(`form[data-action="createToken"] input[name=actions][value=addToCart]`)),
 		chromedp.Click(chromedp.CSS(`form[data-action="createToken"] button[type=submit]`)))
 	if err != nil {
 		t.Fatal(err)
