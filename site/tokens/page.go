@@ -44,7 +44,7 @@ type Listed struct {
 
 // CreateInput is the input of createToken: the form on the person's page.
 type CreateInput struct {
-	Label   string   `json:"label,omitempty" title:"Label" description:"a name to recognise the token by" maxLength:"40"`
+	Label string `json:"label,omitempty" title:"Label" description:"a name to recognise the token by" maxLength:"40"`
 	// Scope is what the form asks first: "all" (everything the person
 	// can do) or "some" (only Actions, at least one). Empty keeps the
 	// older meaning: every action when none is chosen.
