@@ -10,6 +10,7 @@ import (
 	"net/url"
 
 	"github.com/affordances-go/affordances/internal/jsfile"
+	"github.com/affordances-go/affordances/protocol"
 	"github.com/affordances-go/affordances/site"
 	"github.com/affordances-go/affordances/site/ratelimit"
 )
@@ -157,7 +158,8 @@ func (m *mounted) challenge(w http.ResponseWriter, hr *http.Request) {
 
 // register answers the options of a new passkey for the signed-in person.
 func (m *mounted) register(w http.ResponseWriter, hr *http.Request) {
-	if _, ok := m.guard(w, hr); !ok {
+	form, ok := m.guard(w, hr)
+	if !ok {
 		return
 	}
 	r, err := m.s.NewRequest(hr)
@@ -169,8 +171,37 @@ func (m *mounted) register(w http.ResponseWriter, hr *http.Request) {
 		http.Error(w, "sign in first, in this browser", http.StatusUnauthorized)
 		return
 	}
+	if check := m.p.o.CheckRegister; check != nil {
+		for _, f := range []string{"credential", "nonce", site.FormProofField} {
+			form.Del(f)
+		}
+		if err := check(r, form); err != nil {
+			m.refuse(w, hr, err)
+			return
+		}
+	}
 	ask, err := m.p.Register(hr.Context(), r.Caller.AccountID())
 	m.answer(w, hr, ask, err)
+}
+
+// refusal is how the register endpoint answers a form that CheckRegister
+// refused, for the page's script to show: the message, and the fields'.
+type refusal struct {
+	Message string           `json:"message"`
+	Issues  []protocol.Issue `json:"issues,omitempty"`
+}
+
+// refuse answers a refusal of CheckRegister: the site's own errors as
+// JSON with their status, anything else as a failure.
+func (m *mounted) refuse(w http.ResponseWriter, hr *http.Request, err error) {
+	var e *site.Error
+	if !errors.As(err, &e) {
+		m.fail(w, hr, err)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(e.Status())
+	json.NewEncoder(w).Encode(refusal{Message: e.Message(), Issues: e.Issues()})
 }
 
 // signIn answers the options of a sign-in with a passkey.

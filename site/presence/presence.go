@@ -30,6 +30,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"time"
 
 	"github.com/go-webauthn/webauthn/protocol"
@@ -60,6 +61,15 @@ type Options struct {
 	// their account page and at their next sign-in meanwhile. Default: 24
 	// hours; a negative value turns the rule off.
 	CoolingOff time.Duration
+	// CheckRegister, when set, checks the form that adds a passkey before
+	// the browser makes one (the password typed again, say): the page's
+	// script posts the form's fields with its request for the options,
+	// and an error of the site's (site.Invalid for a field,
+	// site.RateLimited) is answered with its status and message, which
+	// the script shows beside the field. No passkey is made then, so the
+	// browser keeps none that the site would refuse. The action that
+	// stores the passkey must check the same again.
+	CheckRegister func(r *site.Request, form url.Values) error
 	// Accounts names an account for the browser's passkey dialogs (its
 	// email, say), when registering. Default: the account's id.
 	Accounts func(ctx context.Context, account string) (name, displayName string)

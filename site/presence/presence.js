@@ -67,8 +67,14 @@
       headers: { "Content-Type": "application/x-www-form-urlencoded", "Accept": "application/json" },
       body: body
     }).then(function (res) {
-      if (!res.ok) { throw new Error("the site answered " + res.status); }
-      return res.json();
+      if (res.ok) { return res.json(); }
+      // A refusal of the site's own (a wrong password): its words, and
+      // the fields they are about.
+      return res.json().then(function (r) {
+        var err = new Error(r && r.message ? r.message : "the site answered " + res.status);
+        err.refusal = r || {};
+        throw err;
+      }, function () { throw new Error("the site answered " + res.status); });
     });
   }
   function field(form, name) {
@@ -80,6 +86,40 @@
     }
     return el;
   }
+  // words says what went wrong in the person's words: never a DOM
+  // error's name.
+  function words(err) {
+    switch (err && err.name) {
+      case "NotAllowedError":
+        return "The passkey prompt was closed or timed out, or your device said no.";
+      case "SecurityError":
+        return "Passkeys work only at this site's own address (" + location.hostname + " is not it: in development, open it at localhost).";
+      case "InvalidStateError":
+        return "This device already has a passkey for your account here.";
+      case "AbortError":
+        return "The passkey prompt was cancelled.";
+    }
+    return err && err.refusal ? err.message : "Something went wrong: " + (err && err.message ? err.message : err) + ".";
+  }
+  function clearMarks(form) {
+    form.querySelectorAll(".presence-field-error").forEach(function (el) { el.remove(); });
+    form.querySelectorAll("[aria-invalid]").forEach(function (el) { el.removeAttribute("aria-invalid"); });
+  }
+  // mark puts each refused field's words beside it.
+  function mark(form, issues) {
+    (issues || []).forEach(function (i) {
+      var el = form.elements.namedItem(String(i.path || "").replace(/^\//, ""));
+      if (!el || !el.parentNode) { return; }
+      var note = document.createElement("span");
+      note.className = "field-error presence-field-error";
+      note.id = el.name + "-presence-error";
+      note.textContent = i.message;
+      el.setAttribute("aria-invalid", "true");
+      el.setAttribute("aria-describedby", note.id);
+      el.parentNode.insertBefore(note, el.nextSibling);
+      el.focus();
+    });
+  }
   function fail(form, err) {
     var p = form.querySelector(".presence-error");
     if (!p) {
@@ -88,7 +128,12 @@
       p.setAttribute("role", "alert");
       form.appendChild(p);
     }
-    p.textContent = "Your passkey did not confirm this (" + (err && err.name ? err.name : err) + "). Nothing was done.";
+    if (err && err.refusal) {
+      mark(form, err.refusal.issues);
+      p.textContent = (err.refusal.issues && err.refusal.issues.length ? "Check the field marked above. " : err.message + " ") + "Nothing was done.";
+    } else {
+      p.textContent = words(err) + " Nothing was done.";
+    }
     delete form.dataset.presenceBusy;
   }
 
@@ -97,7 +142,11 @@
     if (!form.hasAttribute("data-passkey-register") || field(form, "credential").value) {
       return Promise.resolve();
     }
-    return post("/register", "").then(function (ask) {
+    // The form's fields go first (the site may check the password typed
+    // again): a refused form makes no passkey.
+    var data = new FormData(form);
+    ["credential", "nonce", "_presence"].forEach(function (f) { data.delete(f); });
+    return post("/register", new URLSearchParams(data).toString()).then(function (ask) {
       return navigator.credentials.create(creationOptions(ask.publicKey)).then(function (c) {
         field(form, "credential").value = JSON.stringify(attestation(c));
         field(form, "nonce").value = ask.nonce;
@@ -144,6 +193,7 @@
     e.preventDefault();
     if (form.dataset.presenceBusy) { return; }
     form.dataset.presenceBusy = "1";
+    clearMarks(form);
     var steps = form.hasAttribute("data-passkey-signin") ? signIn(form) :
       register(form).then(function () { return form.hasAttribute("data-presence") ? confirm(form) : null; });
     steps.then(function () {

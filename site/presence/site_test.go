@@ -391,3 +391,37 @@ func TestSite_ANewPasskeyCannotRemoveAnOlderOne(t *testing.T) {
 		t.Fatalf("a passkey past the cooling-off removing an older one: %d %s, %d left", code, body, count())
 	}
 }
+
+// A site's CheckRegister runs before the options of a new passkey are
+// given: a refused form (a wrong password) is answered with the site's
+// message and the field it is about, as JSON for the page's script, and no
+// ceremony begins, so the browser makes no passkey the site would refuse.
+func TestSite_TheFormIsCheckedBeforeAPasskeyIsMade(t *testing.T) {
+	ts := newTestSite(t)
+	var seen url.Values
+	ts.p.o.CheckRegister = func(r *site.Request, form url.Values) error {
+		seen = form
+		if form.Get("password") != "right" {
+			return site.Invalid("/password", "this is not your password")
+		}
+		return nil
+	}
+	code, body := ts.post(t, RegisterPath, url.Values{"name": {"my phone"}, "password": {"wrong"}, "credential": {"x"}}, "Cookie", "session=ann")
+	var r struct {
+		Message string `json:"message"`
+		Issues  []struct {
+			Path    string `json:"path"`
+			Message string `json:"message"`
+		} `json:"issues"`
+	}
+	if err := json.Unmarshal([]byte(body), &r); code != 400 || err != nil || len(r.Issues) != 1 || r.Issues[0].Path != "/password" ||
+		r.Issues[0].Message != "this is not your password" || strings.Contains(body, "publicKey") {
+		t.Fatalf("a wrong password: %d %s", code, body)
+	}
+	if seen.Get("name") != "my phone" || seen.Has("credential") {
+		t.Errorf("the check saw %v: the form's fields, without a credential", seen)
+	}
+	if code, body := ts.post(t, RegisterPath, url.Values{"name": {"my phone"}, "password": {"right"}}, "Cookie", "session=ann"); code != 200 || !strings.Contains(body, "publicKey") {
+		t.Fatalf("the right password: %d %s", code, body)
+	}
+}

@@ -138,7 +138,7 @@ func New(store *Store, opts Options) *App {
 		a.log = slog.Default()
 	}
 	var err error
-	if a.passkeys, err = newPasskeys(store, opts, a.log); err != nil {
+	if a.passkeys, err = newPasskeys(store, opts, a.log, a.checkPasskeyForm); err != nil {
 		panic("shop: " + err.Error())
 	}
 	a.site = site.New(site.Options{

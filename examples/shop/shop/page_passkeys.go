@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 
 	"github.com/affordances-go/affordances/protocol"
 	"github.com/affordances-go/affordances/site"
@@ -77,21 +78,8 @@ func (a *App) passkeyActions(p *site.Page) {
 
 func (a *App) addPasskey(r *site.Request, in AddPasskey) (site.Done, error) {
 	ctx := r.Context()
-	sh := shopperOf(r)
 	account := r.Caller.AccountID()
-	// Every passkey needs the password typed again on this page (an agent
-	// that rides the session, or that swapped the page the person is
-	// touching, has not got it), within the sign-in failure limit: a wrong
-	// password here is a failed sign-in, and once they are used up no
-	// password is even checked.
-	key, addr := hashSecret(NormalizeEmail(sh.User.Email)), a.site.ClientAddr(r.Request)
-	if wait, ok := a.failures.allow(key, addr, true); !ok {
-		return site.Done{}, site.RateLimited(wait, "Too many wrong passwords for this account. Try again in %s.", roughly(wait))
-	}
-	if _, err := a.store.Authenticate(ctx, sh.User.Email, in.Password); errors.Is(err, ErrBadCredentials) {
-		a.failures.add(key, addr)
-		return site.Done{}, site.Invalid("/password", "this is not your password: a new passkey needs it")
-	} else if err != nil {
+	if err := a.checkPassword(r, in.Password); err != nil {
 		return site.Done{}, err
 	}
 	c, err := a.passkeys.FinishRegistration(ctx, account, in.Nonce, json.RawMessage(in.Credential), in.Name)
@@ -106,6 +94,39 @@ func (a *App) addPasskey(r *site.Request, in AddPasskey) (site.Done, error) {
 		return site.Done{}, err
 	}
 	return site.Done{Message: fmt.Sprintf("Passkey %s added. From now on, approving an agent's request and changing tokens need it.", safetext.Quote(c.Name))}, nil
+}
+
+// checkPasskeyForm is presence's CheckRegister: the password of the form
+// that adds a passkey is checked before the browser makes one, so that a
+// wrong password leaves no passkey in the browser that the shop refused.
+func (a *App) checkPasskeyForm(r *site.Request, form url.Values) error {
+	return a.checkPassword(r, form.Get("password"))
+}
+
+// checkPassword checks the password typed again for a new passkey (an
+// agent that rides the session, or that swapped the page the person is
+// touching, has not got it), within the sign-in failure limit: a wrong
+// password here is a failed sign-in, and once they are used up no
+// password is even checked.
+func (a *App) checkPassword(r *site.Request, password string) error {
+	sh := shopperOf(r)
+	if sh.User == nil {
+		return site.Invalid("/password", "sign in first")
+	}
+	key, addr := hashSecret(NormalizeEmail(sh.User.Email)), a.site.ClientAddr(r.Request)
+	if wait, ok := a.failures.allow(key, addr, true); !ok {
+		return site.RateLimited(wait, "Too many wrong passwords for this account. Try again in %s.", roughly(wait))
+	}
+	if password == "" {
+		return site.Invalid("/password", "type your password: a new passkey needs it")
+	}
+	if _, err := a.store.Authenticate(r.Context(), sh.User.Email, password); errors.Is(err, ErrBadCredentials) {
+		a.failures.add(key, addr)
+		return site.Invalid("/password", "this is not your password: a new passkey needs it")
+	} else if err != nil {
+		return err
+	}
+	return nil
 }
 
 func (a *App) removePasskey(r *site.Request, in RemovePasskey) (site.Done, error) {

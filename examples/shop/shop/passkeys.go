@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/affordances-go/affordances/site"
 	"github.com/affordances-go/affordances/site/presence"
 	"github.com/affordances-go/affordances/site/safetext"
 )
@@ -142,7 +143,7 @@ func (p *Passkeys) TakeChallenge(ctx context.Context, nonce string) (presence.Ch
 // any, or when the first is an IP address, which no browser takes as an
 // RP ID: then the shop logs it and works as for accounts without
 // passkeys): the RP ID is the first origin's host.
-func newPasskeys(store *Store, opts Options, log *slog.Logger) (*presence.Passkeys, error) {
+func newPasskeys(store *Store, opts Options, log *slog.Logger, check func(*site.Request, url.Values) error) (*presence.Passkeys, error) {
 	origins := opts.PasskeyOrigins
 	if len(origins) == 0 {
 		origins = opts.Origins
@@ -159,6 +160,7 @@ func newPasskeys(store *Store, opts Options, log *slog.Logger) (*presence.Passke
 		return nil, nil
 	}
 	return presence.New(presence.Options{RPID: u.Hostname(), RPName: "Heavyweight Supply", Origins: origins, Store: store.Passkeys(),
+		CheckRegister: check,
 		Accounts: func(ctx context.Context, account string) (string, string) {
 			if id, ok := userID(account); ok {
 				if u, err := store.UserByID(ctx, id); err == nil {
