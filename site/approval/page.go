@@ -289,6 +289,10 @@ func (p *Page) render(w http.ResponseWriter, v Visitor, d PageData, status int) 
 		}
 		d.ExpiresIn = InWords(time.Until(d.Approval.Expires))
 		d.State, d.entities = p.PageState(v.Request, d.Approval.Page)
+	} else if d.SignedIn && p.PageState != nil {
+		// Nothing of the approval is shown, but the layout's header
+		// shows the visitor as signed in, from the home page's entities.
+		_, d.entities = p.PageState(v.Request, "/")
 	}
 	view := p.View
 	if view == nil {

@@ -170,7 +170,7 @@ func (a *App) accountPage() {
 			}
 			r.SetCookie(&http.Cookie{Name: sessionCookie, Value: "", Path: "/", MaxAge: -1})
 			r.Caller = site.Caller{Mode: protocol.AuthCookie, User: &shopper{}}
-			return site.Done{Message: "Signed out.", Redirect: "/"}, nil
+			return site.Done{Message: "Signed out.", Redirect: r.ReturnPath("/")}, nil
 		})
 	// Credentials and standing approvals are the person's to manage, in
 	// their own browser: no agent, with a token (which a new token would
