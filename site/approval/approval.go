@@ -21,6 +21,7 @@ package approval
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 	"time"
 
@@ -102,6 +103,16 @@ type Reuser interface {
 	Pending(ctx context.Context, like Approval, now time.Time) (Approval, error)
 }
 
+// Lister is a Store that lists an account's approvals, for the person's
+// own page of their agents' requests, and for the approval page to point
+// from a request that went out of date (the cart changed) to the one the
+// agent made since. Memory is one.
+type Lister interface {
+	// Recent returns the account's approvals that expire after since,
+	// newest first (the latest expiry first), at most limit.
+	Recent(ctx context.Context, account string, since time.Time, limit int) ([]Approval, error)
+}
+
 // Errors of a Store.
 var (
 	ErrNotFound = errors.New("approval: no such approval")
@@ -154,6 +165,23 @@ func (s *Memory) Pending(_ context.Context, like Approval, now time.Time) (Appro
 		}
 	}
 	return Approval{}, ErrNotFound
+}
+
+// Recent implements Lister.
+func (s *Memory) Recent(_ context.Context, account string, since time.Time, limit int) ([]Approval, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []Approval
+	for _, a := range s.m {
+		if a.Account == account && a.Expires.After(since) {
+			out = append(out, a)
+		}
+	}
+	slices.SortFunc(out, func(a, b Approval) int { return b.Expires.Compare(a.Expires) })
+	if len(out) > limit {
+		out = out[:limit]
+	}
+	return out, nil
 }
 
 // Decide implements Store.

@@ -44,3 +44,23 @@ func TestMemory_Transitions(t *testing.T) {
 		t.Errorf("get of nothing: %v", err)
 	}
 }
+
+// Memory lists an account's approvals that expire after a time, newest
+// first, at most the limit, and never another account's.
+func TestMemory_Recent(t *testing.T) {
+	ctx := t.Context()
+	s := approval.NewMemory()
+	now := time.Now()
+	for i, id := range []string{"old", "mid", "new"} {
+		s.Create(ctx, approval.Approval{ID: id, Account: "ann", State: approval.Pending, Expires: now.Add(time.Duration(i) * time.Minute)})
+	}
+	s.Create(ctx, approval.Approval{ID: "bob's", Account: "bob", State: approval.Pending, Expires: now.Add(time.Hour)})
+	var l approval.Lister = s
+	got, err := l.Recent(ctx, "ann", now.Add(-time.Second), 2)
+	if err != nil || len(got) != 2 || got[0].ID != "new" || got[1].ID != "mid" {
+		t.Fatalf("the two newest of ann's: %+v %v", got, err)
+	}
+	if got, _ := l.Recent(ctx, "ann", now.Add(30*time.Second), 10); len(got) != 2 {
+		t.Errorf("those expiring after 30 s: %d, want 2", len(got))
+	}
+}

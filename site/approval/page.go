@@ -104,6 +104,11 @@ type PageData struct {
 	Expired bool
 	// Done is set after the person decided, to thank them.
 	Done bool
+	// Newer is the request the same agent made since for the same action
+	// on the same page, still waiting for the person, when the Store is
+	// a Lister: this one went out of date (what it was for changed), and
+	// the page links the new one. Nil otherwise.
+	Newer *Approval
 	// Presence is set when the person has a passkey and must confirm
 	// with it: PresenceAsk is the challenge the page's script hands the
 	// browser (put it in a <script type="application/json"> with the id
@@ -123,6 +128,31 @@ type PageData struct {
 	Request *http.Request
 
 	entities map[string]any
+}
+
+// Heading says where the request stands, for the page's title and
+// heading: a question while the person may still decide ("Place order?"),
+// the outcome once they did or it can no longer run ("Approved: place
+// order", "Done: place order", "This request is out of date").
+func (d PageData) Heading() string {
+	what := strings.ToLower(d.Title)
+	switch {
+	case d.OtherAccount:
+		return "This request is for another account"
+	case !d.SignedIn || d.Approval.ID == "":
+		return "Sign in to answer your agent"
+	case d.Approval.State == Used:
+		return "Done: " + what
+	case d.Approval.State == Declined:
+		return "Declined: " + what
+	case d.Expired:
+		return "Expired: " + what
+	case d.Newer != nil:
+		return "Out of date: " + what
+	case d.Approval.State == Approved:
+		return "Approved: " + what
+	}
+	return d.Title + "?"
 }
 
 // Entities are the entities of State (nil without one), for a layout that
@@ -194,6 +224,7 @@ func (p *Page) ServeHTTP(w http.ResponseWriter, hr *http.Request) {
 			return
 		}
 		d := PageData{Approval: a, SignedIn: true, Expired: expired}
+		d.Newer = p.newer(hr, a)
 		if err := p.askPresence(hr, &d); err != nil {
 			p.Logger.ErrorContext(hr.Context(), "affordances: asking for presence", "approval", shortID(a.ID), "err", err)
 			http.Error(w, "Internal Server Error", http.StatusInternalServerError)
@@ -206,6 +237,28 @@ func (p *Page) ServeHTTP(w http.ResponseWriter, hr *http.Request) {
 		w.Header().Set("Allow", "GET, HEAD, POST")
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
 	}
+}
+
+// newer finds the request the agent made after a, for the same action on
+// the same page, that still waits for the person: a was not used, and
+// what it was for changed since (a cart), so the agent asked again.
+func (p *Page) newer(hr *http.Request, a Approval) *Approval {
+	l, ok := p.Store.(Lister)
+	if !ok || a.State == Used || a.State == Declined {
+		return nil
+	}
+	list, err := l.Recent(hr.Context(), a.Account, a.Expires, 20)
+	if err != nil {
+		p.Logger.ErrorContext(hr.Context(), "affordances: listing approvals", "err", err)
+		return nil
+	}
+	now := time.Now()
+	for _, n := range list {
+		if n.ID != a.ID && n.State == Pending && n.Expires.After(now) && n.Credential == a.Credential && n.Page == a.Page && n.Action == a.Action {
+			return &n
+		}
+	}
+	return nil
 }
 
 // decide records the person's decision.

@@ -7,7 +7,7 @@ import "html/template"
 var DefaultView = template.Must(template.New("approval").Parse(`<!doctype html>
 <html lang="en">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{{if .Approval.ID}}Approve: {{.Title}}{{else}}Sign in to approve{{end}}</title>
+<title>{{.Heading}}</title>
 <style>
 body { margin: 0; font: 17px/1.5 system-ui, -apple-system, "Segoe UI", sans-serif; color: #1d1d1b; background: #f6f5f1; }
 main { max-width: 34rem; margin: 0 auto; padding: 1.5rem 1rem 3rem; }
@@ -38,6 +38,9 @@ a { color: #2f5d50; }
 {{else if not .SignedIn}}<h1>Sign in to answer an agent's request</h1>
 <p>An agent acting for you asked for your approval. Only you, signed in on this site, can give it.</p>
 {{with .SignInURL}}<p><a href="{{.}}">Sign in</a>, and you come back to this page.</p>{{end}}
+{{else if .Newer}}<h1>{{.Heading}}</h1>
+<p class="summary">{{.Approval.Summary}}</p>
+<p>What this request was for changed before it ran, so it will not run. The agent asked again about what is there now: <a href="{{.Newer.ID}}">open the new request</a>.</p>
 {{else if .Done}}<h1>{{if eq .Approval.State "approved"}}Approved{{else if eq .Approval.State "declined"}}Declined: nothing will happen{{else}}Already decided{{end}}</h1>
 <p class="summary">{{.Approval.Summary}}</p>
 <p>{{if eq .Approval.State "approved"}}The agent can now do this, once. You can withdraw your approval here until it is used.{{else}}Nothing will run.{{end}}</p>
@@ -60,7 +63,8 @@ a { color: #2f5d50; }
 {{else}}<p class="presence">An agent running in this browser could press this button for you: approve only what you read here yourself.{{with .PasskeysURL}} <a href="{{.}}">Add a passkey</a>, and only you can approve.{{end}}</p>{{end}}
 {{else if eq .Approval.State "approved"}}<p>You approved this request; the agent has not used it yet.</p>
 <form method="post" class="decide"><button type="submit" name="_decision" value="decline" class="decline">Withdraw my approval</button></form>
-{{else}}<p>This request is {{.Approval.State}}.</p>{{end}}
+{{else if eq .Approval.State "used"}}<p>You approved this request, and the agent did it.</p>
+{{else}}<p>You declined this request. Nothing ran.</p>{{end}}
 {{end}}</main>
 </body>
 </html>

@@ -45,13 +45,15 @@ func (a *Approvals) Create(ctx context.Context, ap approval.Approval) error {
 	return err
 }
 
-// Get implements approval.Store.
-func (a *Approvals) Get(ctx context.Context, id string) (approval.Approval, error) {
+// approvalColumns are the columns scanApproval reads, in its order.
+const approvalColumns = `id, account, page, action, input, summary, basis, credential, agent, details, state, expires_at`
+
+// scanApproval reads one row of approvalColumns.
+func scanApproval(row interface{ Scan(...any) error }) (approval.Approval, error) {
 	var ap approval.Approval
 	var state, details string
 	var expires int64
-	err := a.s.db.QueryRowContext(ctx, `SELECT id, account, page, action, input, summary, basis, credential, agent, details, state, expires_at FROM approvals WHERE id = ?`, id).
-		Scan(&ap.ID, &ap.Account, &ap.Page, &ap.Action, &ap.Input, &ap.Summary, &ap.Basis, &ap.Credential, &ap.Agent, &details, &state, &expires)
+	err := row.Scan(&ap.ID, &ap.Account, &ap.Page, &ap.Action, &ap.Input, &ap.Summary, &ap.Basis, &ap.Credential, &ap.Agent, &details, &state, &expires)
 	if errors.Is(err, sql.ErrNoRows) {
 		return approval.Approval{}, approval.ErrNotFound
 	}
@@ -69,6 +71,11 @@ func (a *Approvals) Get(ctx context.Context, id string) (approval.Approval, erro
 	return ap, nil
 }
 
+// Get implements approval.Store.
+func (a *Approvals) Get(ctx context.Context, id string) (approval.Approval, error) {
+	return scanApproval(a.s.db.QueryRowContext(ctx, `SELECT `+approvalColumns+` FROM approvals WHERE id = ?`, id))
+}
+
 // Pending implements approval.Reuser: the same call asked again before
 // the person decided gets the same approval page.
 func (a *Approvals) Pending(ctx context.Context, like approval.Approval, now time.Time) (approval.Approval, error) {
@@ -83,6 +90,29 @@ func (a *Approvals) Pending(ctx context.Context, like approval.Approval, now tim
 		return approval.Approval{}, fmt.Errorf("finding a pending approval: %w", err)
 	}
 	return a.Get(ctx, id)
+}
+
+// Recent implements approval.Lister: the account's approvals that expire
+// after since, newest first (by approvals_by_account).
+func (a *Approvals) Recent(ctx context.Context, account string, since time.Time, limit int) ([]approval.Approval, error) {
+	rows, err := a.s.db.QueryContext(ctx, `SELECT `+approvalColumns+` FROM approvals WHERE account = ? AND expires_at > ?
+		ORDER BY expires_at DESC LIMIT ?`, account, since.UnixMilli(), limit)
+	if err != nil {
+		return nil, fmt.Errorf("listing approvals: %w", err)
+	}
+	defer rows.Close()
+	var out []approval.Approval
+	for rows.Next() {
+		ap, err := scanApproval(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ap)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("listing approvals: %w", err)
+	}
+	return out, nil
 }
 
 // Decide implements approval.Store.

@@ -278,6 +278,7 @@ CREATE TABLE IF NOT EXISTS approvals (
 	state      TEXT NOT NULL,
 	expires_at INTEGER NOT NULL
 );
+CREATE INDEX IF NOT EXISTS approvals_by_account ON approvals (account, expires_at);
 CREATE TABLE IF NOT EXISTS addresses (
 	user_id  INTEGER PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
 	name     TEXT NOT NULL,
