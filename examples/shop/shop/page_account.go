@@ -153,7 +153,7 @@ func (a *App) accountPage() {
 		Description: "The signed-in shopper's account and API tokens",
 		View:        page("account.html"),
 		Personal:    true,
-		Entities:    append(a.header(), site.Group(a.loadAccount, profileKey, passkeysKey), a.store.kit.Entities(),
+		Entities: append(a.header(), site.Group(a.loadAccount, profileKey, passkeysKey), a.store.kit.Entities(),
 			site.Group(a.loadRequests, requestsKey)),
 	})
 	a.passkeyActions(p)
