@@ -91,15 +91,15 @@
   function words(err) {
     switch (err && err.name) {
       case "NotAllowedError":
-        return "The passkey prompt was closed or timed out, or your device said no.";
+        return "the prompt was closed or timed out, or your device said no.";
       case "SecurityError":
-        return "Passkeys work only at this site's own address (" + location.hostname + " is not it: in development, open it at localhost).";
+        return "passkeys work only at this site's own address (" + location.hostname + " is not it: in development, open it at localhost).";
       case "InvalidStateError":
-        return "This device already has a passkey for your account here.";
+        return "this device already has a passkey for your account here.";
       case "AbortError":
-        return "The passkey prompt was cancelled.";
+        return "the prompt was cancelled.";
     }
-    return err && err.refusal ? err.message : "Something went wrong: " + (err && err.message ? err.message : err) + ".";
+    return "something went wrong (" + (err && err.message ? err.message : err) + ").";
   }
   function clearMarks(form) {
     form.querySelectorAll(".presence-field-error").forEach(function (el) { el.remove(); });
@@ -132,7 +132,7 @@
       mark(form, err.refusal.issues);
       p.textContent = (err.refusal.issues && err.refusal.issues.length ? "Check the field marked above. " : err.message + " ") + "Nothing was done.";
     } else {
-      p.textContent = words(err) + " Nothing was done.";
+      p.textContent = "Your passkey did not confirm this: " + words(err) + " Nothing was done.";
     }
     delete form.dataset.presenceBusy;
   }

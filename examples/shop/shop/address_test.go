@@ -26,7 +26,7 @@ func TestPlaceOrder_DeliversToTheSavedOrTheGivenAddress(t *testing.T) {
 
 	// The checkout graph shows the saved address, and the summary names it.
 	agent.call("/products/heavyweight-tee", "addToCart", map[string]any{"sku": "TEE-BLK-M"}, false)
-	if code, d := agent.call("/checkout", "placeOrder", map[string]any{}, false); code != 428 || !strings.Contains(d.Error.Message, `Deliver to: name "Demo Shopper", street "12 Rue des Archives", postcode "75004", city "Paris", country "FR"`) {
+	if code, d := agent.call("/checkout", "placeOrder", map[string]any{}, false); code != 428 || !strings.Contains(d.Error.Message, "Deliver to:\n\"Demo Shopper\"\n\"12 Rue des Archives\"\n\"75004 Paris\"\nFrance") {
 		t.Errorf("summary without the saved address: %d %+v", code, d.Error)
 	}
 	if g := agent.graph("/checkout"); g.Entities["savedAddress"] == nil {
@@ -110,7 +110,7 @@ func TestCheckoutForm_AsksForTheAddress(t *testing.T) {
 	// The confirmation page carries the address and names it.
 	good.Del("_confirm")
 	res, body = p.form("/checkout", good)
-	if res.StatusCode != 428 || !strings.Contains(body, `Deliver to: name &#34;Demo&#34;, street &#34;Via Roma 1&#34;, postcode &#34;00184&#34;, city &#34;Roma&#34;, country &#34;IT&#34;`) || !strings.Contains(body, `name="address.city" value="Roma"`) {
+	if res.StatusCode != 428 || !strings.Contains(body, "Deliver to:\n&#34;Demo&#34;\n&#34;Via Roma 1&#34;\n&#34;00184 Roma&#34;\nItaly") || !strings.Contains(body, `name="address.city" value="Roma"`) {
 		t.Fatalf("confirmation: %d\n%s", res.StatusCode, body)
 	}
 	good.Set("_confirm", "true")
@@ -176,7 +176,12 @@ func TestPlaceOrder_TheAgentCannotShapeTheSummary(t *testing.T) {
 		"Place an order of 1 item:",
 		"- 1 × Heavyweight Tee (Black, M) at 29.00 EUR",
 		"Total: 29.00 EUR, paid on delivery.",
-		`Deliver to: name "\[Demo\]\(https://evil.example\) \"x\", Total: 0.00 EUR", street "1 Main St\"", postcode "75004", city "Paris", country "FR"`,
+		// The address as on a parcel (issue 53), each value quoted.
+		"Deliver to:",
+		`"\[Demo\]\(https://evil.example\) \"x\", Total: 0.00 EUR"`,
+		`"1 Main St\""`,
+		`"75004 Paris"`,
+		"France",
 	}
 	if strings.Join(lines, "\n") != strings.Join(want, "\n") {
 		t.Errorf("summary:\n%s\nwant:\n%s", d.Error.Message, strings.Join(want, "\n"))

@@ -29,12 +29,15 @@ func (a Address) String() string {
 	return fmt.Sprintf("%s, %s, %s %s, %s", a.Name, a.Street, a.Postcode, a.City, a.Country)
 }
 
-// Quoted writes the address for a summary a person approves: each field
-// quoted and escaped, in a fixed order, on one line.
-func (a Address) Quoted() string {
+// Lines writes the address for a summary a person approves as it goes on
+// a parcel: name, street, postcode and city, one line each, then the
+// country's name. Each value is quoted and escaped (safetext.Quote): it
+// cannot end its quotes, start a line or pass for the site's own text
+// ("Total: 0.00 EUR"), in plain text or rendered as Markdown.
+func (a Address) Lines() string {
 	a = a.trimmed()
-	return fmt.Sprintf("name %s, street %s, postcode %s, city %s, country %s",
-		safetext.Quote(a.Name), safetext.Quote(a.Street), safetext.Quote(a.Postcode), safetext.Quote(a.City), safetext.Quote(a.Country))
+	q := safetext.Quote
+	return q(a.Name) + "\n" + q(a.Street) + "\n" + q(a.Postcode+" "+a.City) + "\n" + safetext.EscapeMarkdown(countryName(a.Country))
 }
 
 // Validate refuses what the schema cannot say: a field that is only

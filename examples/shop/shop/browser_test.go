@@ -122,7 +122,8 @@ func TestBrowser_PersonAndAgentShareOneSession(t *testing.T) {
 	if err != nil {
 		t.Fatalf("reloading the cart: %v", err)
 	}
-	if !strings.Contains(cart, "TEE-BLK-M") || !strings.Contains(cart, "TEE-WHI-L") {
+	// The lines by what they are, not their SKUs (issue 53).
+	if !strings.Contains(cart, "Black, M") || !strings.Contains(cart, "White, L") || strings.Contains(cart, "TEE-BLK-M") {
 		t.Fatalf("the cart does not show both items:\n%s", cart)
 	}
 }

@@ -99,7 +99,7 @@ func orderSummary(c Cart, to *Address) string {
 	}
 	fmt.Fprintf(&b, "\nTotal: %s, paid on delivery.", c.Total)
 	if to != nil {
-		fmt.Fprintf(&b, "\nDeliver to: %s", to.Quoted())
+		fmt.Fprintf(&b, "\nDeliver to:\n%s", to.Lines())
 	}
 	return b.String()
 }
@@ -203,6 +203,8 @@ func (a *App) placeOrder(r *site.Request, in PlaceOrder) (site.Result[OrderPlace
 // template draws it.
 type AddressField struct {
 	Name, Label, Value, Error, Autocomplete string
+	// Choices, when set, are drawn as a list to choose from.
+	Choices []Country
 }
 
 // addressFields lists the address form's fields for the checkout page:
@@ -214,11 +216,11 @@ func addressFields(v *site.View) []AddressField {
 		saved = *a
 	}
 	fields := []AddressField{
-		{"name", "Name", saved.Name, "", "name"},
-		{"street", "Street and number", saved.Street, "", "street-address"},
-		{"postcode", "Postcode", saved.Postcode, "", "postal-code"},
-		{"city", "City", saved.City, "", "address-level2"},
-		{"country", "Country code (FR, GB, DE…)", saved.Country, "", "country"},
+		{"name", "Name", saved.Name, "", "name", nil},
+		{"street", "Street and number", saved.Street, "", "street-address", nil},
+		{"postcode", "Postcode", saved.Postcode, "", "postal-code", nil},
+		{"city", "City", saved.City, "", "address-level2", nil},
+		{"country", "Country", saved.Country, "", "country", nil},
 	}
 	failed := v.FailedAction == "placeOrder"
 	for i := range fields {
@@ -226,6 +228,9 @@ func addressFields(v *site.View) []AddressField {
 		if failed {
 			f.Value = v.Form.Get("address." + f.Name)
 			f.Error = v.FieldError("address." + f.Name)
+		}
+		if f.Name == "country" {
+			f.Choices = countryChoices(f.Value)
 		}
 		f.Name = "address." + f.Name
 	}
