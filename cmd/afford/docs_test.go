@@ -22,7 +22,7 @@ func TestDocs_ApprovalSampleIsTrue(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := regexp.MustCompile("(?s)```text\n(\\$ afford call http://127.0.0.1:8080/checkout placeOrder\n.*?)```").FindSubmatch(doc)
+	m := regexp.MustCompile("(?s)```text\n(\\$ afford call http://localhost:8080/checkout placeOrder\n.*?)```").FindSubmatch(doc)
 	if m == nil {
 		t.Fatal("docs/agents.md has no sample of an approval on the site")
 	}
@@ -51,8 +51,8 @@ func TestDocs_ApprovalSampleIsTrue(t *testing.T) {
 	if code := <-done; code != 0 {
 		t.Fatalf("exit %d:\n%s", code, out.String())
 	}
-	got := "$ afford call http://127.0.0.1:8080/checkout placeOrder\n" + out.String()
-	got = strings.ReplaceAll(got, s.URL, "http://127.0.0.1:8080")
+	got := "$ afford call http://localhost:8080/checkout placeOrder\n" + out.String()
+	got = strings.ReplaceAll(got, s.URL, "http://localhost:8080")
 	got = id.ReplaceAllString(got, "/approvals/kD3…")
 	if got != want {
 		t.Errorf("docs/agents.md shows\n%s\nafford prints\n%s", want, got)

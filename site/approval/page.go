@@ -104,8 +104,8 @@ type PageData struct {
 	Expired bool
 	// Done is set after the person decided, to thank them.
 	Done bool
-	// Newer is the request the same agent made since for the same action
-	// on the same page, still waiting for the person, when the Store is
+	// Newer is the request the same agent made since for the same call
+	// (action, page and input), still waiting for the person, when the Store is
 	// a Lister: this one went out of date (what it was for changed), and
 	// the page links the new one. Nil otherwise.
 	Newer *Approval
@@ -239,8 +239,8 @@ func (p *Page) ServeHTTP(w http.ResponseWriter, hr *http.Request) {
 	}
 }
 
-// newer finds the request the agent made after a, for the same action on
-// the same page, that still waits for the person: a was not used, and
+// newer finds the request the agent made after a, for the same call (the
+// same action, page and input), that still waits for the person: a was not used, and
 // what it was for changed since (a cart), so the agent asked again.
 func (p *Page) newer(hr *http.Request, a Approval) *Approval {
 	l, ok := p.Store.(Lister)
@@ -254,7 +254,7 @@ func (p *Page) newer(hr *http.Request, a Approval) *Approval {
 	}
 	now := time.Now()
 	for _, n := range list {
-		if n.ID != a.ID && n.State == Pending && n.Expires.After(now) && n.Credential == a.Credential && n.Page == a.Page && n.Action == a.Action {
+		if n.ID != a.ID && n.State == Pending && n.Expires.After(now) && n.Credential == a.Credential && n.Page == a.Page && n.Action == a.Action && n.Input == a.Input {
 			return &n
 		}
 	}

@@ -88,7 +88,7 @@ func (a *App) loadRequests(r *site.Request, st *site.State) error {
 // asks again for what ap asked: the same agent, action and page.
 func newerAsk(newer []approval.Approval, ap approval.Approval) bool {
 	for _, n := range newer {
-		if n.Credential == ap.Credential && n.Page == ap.Page && n.Action == ap.Action && n.State == approval.Pending {
+		if n.Credential == ap.Credential && n.Page == ap.Page && n.Action == ap.Action && n.Input == ap.Input && n.State == approval.Pending {
 			return true
 		}
 	}
