@@ -318,7 +318,9 @@ func (s *Store) NewStartToken(ctx context.Context, userID int64) (string, error)
 				}
 			}
 		}
-		_, err = ts.Create(ctx, acct, StartTokenLabel+" "+now.UTC().Format("2006-01-02 15:04"), hash, tokens.Grant{}, now)
+		// The label says where the token came from; the account page says
+		// when it was made.
+		_, err = ts.Create(ctx, acct, StartTokenLabel, hash, tokens.Grant{}, now)
 		return err
 	})
 	if err != nil {
