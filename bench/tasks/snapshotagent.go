@@ -345,24 +345,31 @@ func (a *SnapshotAgent) Call(ctx context.Context, page, action string, input any
 		}
 		err = a.click(ctx, "button", "Add to cart")
 	case "setQuantity":
-		if err := a.selectIn(ctx, "Change", str("sku")); err != nil {
+		// The line's own controls, named by what it is (the page shows no
+		// SKU): its quantity, then its Update button.
+		line, lerr := cartLine(g, str("sku"))
+		if lerr != nil {
+			return nil, lerr
+		}
+		if err := a.typeIn(ctx, "spinbutton", "Quantity of "+line, fmt.Sprint(in["qty"]), false); err != nil {
 			return nil, err
 		}
-		if err := a.typeIn(ctx, "spinbutton", "to", fmt.Sprint(in["qty"]), false); err != nil {
-			return nil, err
-		}
-		err = a.click(ctx, "button", "Update")
+		err = a.click(ctx, "button", "Update "+line)
 	case "removeFromCart":
-		if err := a.selectIn(ctx, "Take out", str("sku")); err != nil {
-			return nil, err
+		line, lerr := cartLine(g, str("sku"))
+		if lerr != nil {
+			return nil, lerr
 		}
-		err = a.click(ctx, "button", "Remove")
+		err = a.click(ctx, "button", "Remove "+line)
 	case "placeOrder":
 		if ad, ok := in["address"].(map[string]any); ok {
-			for _, f := range [][2]string{{"name", "Name"}, {"street", "Street and number"}, {"postcode", "Postcode"}, {"city", "City"}, {"country", "Country code"}} {
+			for _, f := range [][2]string{{"name", "Name"}, {"street", "Street and number"}, {"postcode", "Postcode"}, {"city", "City"}} {
 				if err := a.typeIn(ctx, "textbox", f[1], fmt.Sprint(ad[f[0]]), false); err != nil {
 					return nil, err
 				}
+			}
+			if err := a.selectIn(ctx, "Country", fmt.Sprint(ad["country"])); err != nil {
+				return nil, err
 			}
 		}
 		if in["saveAddress"] == true {
@@ -376,8 +383,12 @@ func (a *SnapshotAgent) Call(ctx context.Context, page, action string, input any
 			err = a.click(ctx, "button", "Confirm")
 		}
 	case "createToken":
+		// What the token may do is chosen on the form: a call without
+		// actions is one that may do everything.
 		if err = a.typeIn(ctx, "textbox", "Label", str("label"), false); err == nil {
-			err = a.click(ctx, "button", "Create token")
+			if err = a.click(ctx, "radio", "Everything you can do"); err == nil {
+				err = a.click(ctx, "button", "Create token")
+			}
 		}
 	case "revokeToken":
 		var ts struct {
@@ -404,6 +415,28 @@ func (a *SnapshotAgent) Call(ctx context.Context, page, action string, input any
 		return nil, errors.New("the page shows an error")
 	}
 	return &protocol.Delta{OK: true, Message: "Done in the browser."}, nil
+}
+
+// cartLine names a line of the cart in g by what it is, as the cart page
+// names its controls: "Heavyweight Tee (Black, M)".
+func cartLine(g *protocol.Graph, sku string) (string, error) {
+	var c struct {
+		Lines []struct {
+			SKU     string `json:"sku"`
+			Product string `json:"product"`
+			Colour  string `json:"colour"`
+			Size    string `json:"size"`
+		} `json:"lines"`
+	}
+	if err := Entity(g, "cart", &c); err != nil {
+		return "", err
+	}
+	for _, l := range c.Lines {
+		if l.SKU == sku {
+			return fmt.Sprintf("%s (%s, %s)", l.Product, l.Colour, l.Size), nil
+		}
+	}
+	return "", fmt.Errorf("no line %s in the cart", sku)
 }
 
 // Route: a browser agent knows no route before it reads pages.
