@@ -175,7 +175,7 @@ func walkShopper(t *testing.T, width int, dir string) {
 		t.Fatal(err)
 	}
 	inBrowser := func() int {
-		r, err := chromedp.Call(ctx, webauthn.GetCredentials, webauthn.GetCredentialsParams{AuthenticatorID: auth.AuthenticatorID})
+		r, err := chromedp.Call(ctx, webauthn.GetCredentials, webauthn.GetCredentialsParams(auth))
 		if err != nil {
 			t.Fatal(err)
 		}
