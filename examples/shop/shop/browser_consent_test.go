@@ -75,6 +75,11 @@ func TestBrowser_NoOrderWithoutThePersonsPasskey(t *testing.T) {
 			c, err := s.Store.Cart(bg, shop.CartOwner{UserID: demo})
 			return err == nil && len(c.Lines) > 0
 		})
+		// The browser follows the form's answer to the page that says so:
+		// a navigation begun before it ends would be aborted.
+		if err := chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(".flash"))); err != nil {
+			t.Fatal(err)
+		}
 	}
 	// pastTheScript posts the page's first form matching css as a script
 	// can, without the submit event the presence script listens to.
@@ -139,9 +144,12 @@ func TestBrowser_NoOrderWithoutThePersonsPasskey(t *testing.T) {
 			t.Fatal(err)
 		}
 		press(t, ctx, `main form button[type=submit]`)
-		if err := chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`main form[data-presence] button[type=submit]`))); err != nil {
-			t.Fatalf("the confirmation of a cancellation, asking the passkey: %v", err)
-		}
+		// The confirmation page, whose Confirm asks for the passkey (the
+		// order page's Cancel order only asks to confirm).
+		waitFor(t, "the confirmation of a cancellation, asking the passkey", func() bool {
+			label, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`(document.querySelector("main form[data-presence] button[type=submit]")||{}).textContent||""`))
+			return strings.TrimSpace(label) == "Confirm"
+		})
 	}
 	cancel()
 	press(t, ctx, `main form[data-presence] button[type=submit]`)
@@ -155,7 +163,13 @@ func TestBrowser_NoOrderWithoutThePersonsPasskey(t *testing.T) {
 	verify(true)
 	cancel()
 	press(t, ctx, `main form[data-presence] button[type=submit]`)
-	waitFor(t, "the person's cancellation", func() bool { return status(id) == "cancelled" })
+	for i := 0; i < 300 && status(id) != "cancelled"; i++ {
+		time.Sleep(100 * time.Millisecond)
+	}
+	if status(id) != "cancelled" {
+		page, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`location.href + "\n" + document.body.innerText`))
+		t.Fatalf("the person's cancellation: did not happen; the page:\n%s", page)
+	}
 	if n := len(orders()); n != 1 {
 		t.Fatalf("after the cancellation: %d orders", n)
 	}
