@@ -36,8 +36,9 @@ for (const page of pages) {
     parts.push(`${ref.id} ${na ? 'n/a' : a.score}${a.displayValue ? ' (' + a.displayValue + ')' : ''}`);
     if (!na && a.score !== 1) failed = true;
     // "N forms missing annotations": a failure, but on the pages listed in
-    // LIGHTHOUSE_FORMS_WITHOUT_TOOL, whose form no agent may use (the
-    // sign-in with a passkey, which only the person's finger can answer).
+    // LIGHTHOUSE_FORMS_WITHOUT_TOOL, whose forms are deliberately no tools
+    // (the sign-in with a passkey, which only the person's finger can
+    // answer; the cart's per-line forms beside its one tool per action).
     const allowed = (process.env.LIGHTHOUSE_FORMS_WITHOUT_TOOL || '').split(' ').includes(page);
     if (ref.id === 'webmcp-form-coverage' && a.displayValue && !allowed) failed = true;
     if ((ref.id === 'llms-txt' || ref.id === 'ard-schema') && na) failed = true; // must apply, not be skipped
