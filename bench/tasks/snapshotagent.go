@@ -417,28 +417,6 @@ func (a *SnapshotAgent) Call(ctx context.Context, page, action string, input any
 	return &protocol.Delta{OK: true, Message: "Done in the browser."}, nil
 }
 
-// cartLine names a line of the cart in g by what it is, as the cart page
-// names its controls: "Heavyweight Tee (Black, M)".
-func cartLine(g *protocol.Graph, sku string) (string, error) {
-	var c struct {
-		Lines []struct {
-			SKU     string `json:"sku"`
-			Product string `json:"product"`
-			Colour  string `json:"colour"`
-			Size    string `json:"size"`
-		} `json:"lines"`
-	}
-	if err := Entity(g, "cart", &c); err != nil {
-		return "", err
-	}
-	for _, l := range c.Lines {
-		if l.SKU == sku {
-			return fmt.Sprintf("%s (%s, %s)", l.Product, l.Colour, l.Size), nil
-		}
-	}
-	return "", fmt.Errorf("no line %s in the cart", sku)
-}
-
 // Route: a browser agent knows no route before it reads pages.
 func (a *SnapshotAgent) Route(string) string { return "" }
 

@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
+
+	"github.com/affordances-go/affordances/protocol"
 )
 
 // The snapshot agent's hands: finding an element of the last snapshot and
@@ -86,4 +88,26 @@ func (a *SnapshotAgent) personPresses(ctx context.Context, page, action string) 
 	b, _ := io.ReadAll(res.Body)
 	form := regexp.MustCompile(`<form[^>]*\btoolname="` + regexp.QuoteMeta(action) + `"[^>]*>`).Find(b)
 	return form != nil && !bytes.Contains(form, []byte("toolautosubmit"))
+}
+
+// cartLine names a line of the cart in g by what it is, as the cart page
+// names its controls: "Heavyweight Tee (Black, M)".
+func cartLine(g *protocol.Graph, sku string) (string, error) {
+	var c struct {
+		Lines []struct {
+			SKU     string `json:"sku"`
+			Product string `json:"product"`
+			Colour  string `json:"colour"`
+			Size    string `json:"size"`
+		} `json:"lines"`
+	}
+	if err := Entity(g, "cart", &c); err != nil {
+		return "", err
+	}
+	for _, l := range c.Lines {
+		if l.SKU == sku {
+			return fmt.Sprintf("%s (%s, %s)", l.Product, l.Colour, l.Size), nil
+		}
+	}
+	return "", fmt.Errorf("no line %s in the cart", sku)
 }

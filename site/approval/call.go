@@ -64,3 +64,12 @@ func (a Approval) Refusal(call Approval, now time.Time) (why string, pending boo
 	}
 	return "", false
 }
+
+// Supersedes reports whether n is the request its agent made again for
+// the same call as a (the same credential, page, action and input) and
+// that still waits for the person at now: a went out of date, since what
+// it was for changed (a cart) and the agent asked anew.
+func (n Approval) Supersedes(a Approval, now time.Time) bool {
+	return n.ID != a.ID && n.State == Pending && n.Expires.After(now) &&
+		n.Credential == a.Credential && n.Page == a.Page && n.Action == a.Action && n.Input == a.Input
+}

@@ -254,7 +254,7 @@ func (p *Page) newer(hr *http.Request, a Approval) *Approval {
 	}
 	now := time.Now()
 	for _, n := range list {
-		if n.ID != a.ID && n.State == Pending && n.Expires.After(now) && n.Credential == a.Credential && n.Page == a.Page && n.Action == a.Action && n.Input == a.Input {
+		if n.Supersedes(a, now) {
 			return &n
 		}
 	}

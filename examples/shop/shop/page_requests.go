@@ -1,6 +1,7 @@
 package shop
 
 import (
+	"slices"
 	"strings"
 	"time"
 
@@ -59,7 +60,7 @@ func (a *App) loadRequests(r *site.Request, st *site.State) error {
 			q.State = "declined"
 		case !now.Before(ap.Expires):
 			q.State = "expired, not used"
-		case newerAsk(list[:i], ap):
+		case slices.ContainsFunc(list[:i], func(n approval.Approval) bool { return n.Supersedes(ap, now) }):
 			q.State = "out of date: your agent asked again"
 		case ap.State == approval.Approved:
 			q.State = "approved, not used yet"
@@ -68,29 +69,16 @@ func (a *App) loadRequests(r *site.Request, st *site.State) error {
 		}
 		out = append(out, q)
 	}
-	// Those waiting for the person first, the rest newest first.
-	waiting := make([]AgentRequest, 0, len(out))
-	for _, q := range out {
-		if q.Waiting {
-			waiting = append(waiting, q)
+	// Those waiting for the person first, each part newest first.
+	slices.SortStableFunc(out, func(x, y AgentRequest) int {
+		switch {
+		case x.Waiting == y.Waiting:
+			return 0
+		case x.Waiting:
+			return -1
 		}
-	}
-	for _, q := range out {
-		if !q.Waiting {
-			waiting = append(waiting, q)
-		}
-	}
-	requestsKey.Set(st, waiting)
+		return 1
+	})
+	requestsKey.Set(st, out)
 	return nil
-}
-
-// newerAsk reports whether a later request of the list (newer, first)
-// asks again for what ap asked: the same agent, action and page.
-func newerAsk(newer []approval.Approval, ap approval.Approval) bool {
-	for _, n := range newer {
-		if n.Credential == ap.Credential && n.Page == ap.Page && n.Action == ap.Action && n.Input == ap.Input && n.State == approval.Pending {
-			return true
-		}
-	}
-	return false
 }
