@@ -131,7 +131,9 @@ func walkShopper(t *testing.T, width int, dir string) {
 
 	// 1. A daily cap without an amount per order: the message beside the
 	// field, everything typed and ticked still there.
-	err = chromedp.Do(ctx, chromedp.SetValue(chromedp.CSS("#createToken-label"), "weekly shop"),
+	// The page the sign-in led to has settled before its fields are filled.
+	err = chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS("#createToken-label")),
+		chromedp.SetValue(chromedp.CSS("#createToken-label"), "weekly shop"),
 		chromedp.Click(chromedp.CSS(`form[data-action="createToken"] input[value=addToCart]`)),
 		chromedp.Click(chromedp.CSS(`form[data-action="createToken"] input[value=placeOrder]`)),
 		chromedp.SetValue(chromedp.CSS("#createToken-perDay"), "60"))
@@ -153,7 +155,8 @@ func walkShopper(t *testing.T, width int, dir string) {
 
 	// 5. Nothing ticked under "only what you tick" makes no token.
 	open("/account", "Your account")
-	if err := chromedp.Do(ctx, chromedp.SetValue(chromedp.CSS("#createToken-label"), "all of it?")); err != nil {
+	if err := chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS("#createToken-label")),
+		chromedp.SetValue(chromedp.CSS("#createToken-label"), "all of it?")); err != nil {
 		t.Fatal(err)
 	}
 	press(t, ctx, `form[data-action="createToken"] button[type=submit]`)
@@ -182,7 +185,8 @@ func walkShopper(t *testing.T, width int, dir string) {
 		return len(r.Credentials)
 	}
 	open("/account", "Your account")
-	err = chromedp.Do(ctx, chromedp.SetValue(chromedp.CSS("#addPasskey-name"), "my phone"),
+	err = chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS("#addPasskey-name")),
+		chromedp.SetValue(chromedp.CSS("#addPasskey-name"), "my phone"),
 		chromedp.SetValue(chromedp.CSS("#addPasskey-password"), "not my password"))
 	if err != nil {
 		t.Fatal(err)
