@@ -84,7 +84,8 @@ func walkShopper(t *testing.T, width int, dir string) {
 		t.Helper()
 		var got string
 		waitFor(t, fmt.Sprintf("%s reads %q", css, want), func() bool {
-			got = eval(`(document.querySelector(` + strconv.Quote(css) + `)||{}).textContent||""`)
+			// A page still navigating answers an error: read it again.
+			got, _ = chromedp.Run(ctx, chromedp.Evaluate[string](`(document.querySelector(`+strconv.Quote(css)+`)||{}).textContent||""`))
 			return strings.Contains(got, want)
 		})
 		return got
