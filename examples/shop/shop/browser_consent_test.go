@@ -82,14 +82,20 @@ func TestBrowser_NoOrderWithoutThePersonsPasskey(t *testing.T) {
 		}
 	}
 	// pastTheScript posts the page's first form matching css as a script
-	// can, without the submit event the presence script listens to.
+	// can, without the submit event the presence script listens to, and
+	// waits for the answer's page to load: a navigation begun while the
+	// post is still out would abort one of the two (it did once in CI,
+	// when a fixed wait was too short).
 	pastTheScript := func(css string) {
 		t.Helper()
-		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(function(){var f=document.querySelector(`+strconv.Quote(css)+`);if(!f)return false;HTMLFormElement.prototype.submit.call(f);return true})()`))
+		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(function(){var f=document.querySelector(`+strconv.Quote(css)+`);if(!f)return false;window.pastTheScript=true;HTMLFormElement.prototype.submit.call(f);return true})()`))
 		if err != nil || !ok {
 			t.Fatalf("posting %s past the script: %v %v", css, ok, err)
 		}
-		time.Sleep(700 * time.Millisecond)
+		waitFor(t, "the answer to the post past the script", func() bool {
+			loaded, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`!window.pastTheScript && document.readyState === "complete"`))
+			return err == nil && loaded
+		})
 	}
 	presenceRefused := func() {
 		t.Helper()
