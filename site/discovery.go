@@ -3,6 +3,7 @@ package site
 import (
 	"encoding/json"
 	"fmt"
+	"html/template"
 	"maps"
 	"net"
 	"net/http"
@@ -10,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/affordances-go/affordances/internal/mdtext"
+	"github.com/affordances-go/affordances/internal/webmcp"
 	"github.com/affordances-go/affordances/protocol"
 )
 
@@ -27,12 +29,20 @@ import (
 // a graph link the catalog (Link rel="ai-catalog"); [Site.RobotsLines]
 // gives robots.txt its line.
 
-// The paths of the site's own discovery files, and the catalog's media
-// type, as its specification names it.
+// How agents find what the site offers: the element that advertises a
+// page's graph, the paths of the site's own discovery files and script,
+// and the catalog's media type, as its specification names it.
 const (
+	// LinkTag is the <link rel="affordances"> element that advertises the
+	// page's graph, for a page's <head>.
+	LinkTag template.HTML = `<link rel="affordances" href="?affordances=1">`
+
 	LLMsTxtPath        = "/llms.txt"
 	AICatalogPath      = "/.well-known/ai-catalog.json"
 	AICatalogMediaType = "application/ai-catalog+json"
+	// WebMCPScriptPath is where a site with Options.WebMCP serves its
+	// script (see [WebMCPScriptTag]).
+	WebMCPScriptPath = webmcp.Path
 )
 
 // DiscoveryOptions shape the discovery files. The zero value serves all

@@ -80,19 +80,10 @@ func (e *Error) protocolError() *protocol.Error {
 	return &protocol.Error{Code: e.code, Message: e.message, Issues: e.issues}
 }
 
-// delta returns the delta that answers the failure.
-// FailureDelta is the delta a POST of the page would have answered for an
-// error of Execute or ReadGraph: the *Error's code, message and issues,
-// or internal for any other error.
-func FailureDelta(err error) protocol.Delta {
-	e, ok := err.(*Error)
-	if !ok {
-		e = newInternalError()
-	}
-	return e.delta()
-}
-
-func (e *Error) delta() protocol.Delta {
+// Delta is the delta a POST of the page answers for the failure: its
+// code, message and issues, and what to repeat the call with. A door of
+// its own (an inspector, a queue) that runs Execute answers with it.
+func (e *Error) Delta() protocol.Delta {
 	d := protocol.Delta{Error: e.protocolError(), ApprovalURL: e.approvalURL}
 	if e.code == protocol.CodeConfirmRequired {
 		d.RepeatWith = &protocol.Repeat{Confirm: true}

@@ -45,6 +45,12 @@ const (
 	// {{actionForm . "removeFromCart" "sku" .SKU "_button" "Remove"}}.
 	// It is not a form field: nothing of it is posted.
 	FormButtonPreset = "_button"
+	// FormProofField carries the person's proof (see [Binding]): the
+	// script of the extension that asks for it fills it in.
+	FormProofField = htmlform.PresenceField
+	// ReturnParam is the query parameter (or form field) that names the
+	// page to come back to after signing in: /login?next=/approvals/abc.
+	ReturnParam = "next"
 )
 
 // isForm reports whether a POST carries an HTML form.

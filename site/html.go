@@ -123,10 +123,6 @@ func (v *View) FieldError(field string) string {
 	return ""
 }
 
-// LinkTag is the <link rel="affordances"> element that advertises the
-// page's graph, for a page's <head>.
-const LinkTag template.HTML = `<link rel="affordances" href="?affordances=1">`
-
 // affordancesLink is the template function of the link element: the tag
 // with no argument; with one, the tag for a *View of a page and for a
 // tag [Site.Link] gave, nothing for anything else.

@@ -42,7 +42,3 @@ func callerKind(m protocol.AuthMode) CallerKind {
 	}
 	return CallerAnonymous
 }
-
-// CodeOK is the Code of a CallEvent or GraphEvent that succeeded; a
-// failure's is the protocol's error code.
-const CodeOK protocol.ErrorCode = "ok"

@@ -61,7 +61,8 @@ type Step struct {
 	Duration time.Duration
 }
 
-// The names of the pipeline's steps, in their order.
+// The names of the pipeline's steps, in their order, and the code of an
+// event that succeeded.
 const (
 	StepDecode    = "decode"    // reading the request's body
 	StepResolve   = "resolve"   // 1: the action on the route
@@ -74,6 +75,10 @@ const (
 	StepGuard       = "guard"    // 5: the state before, and the guards
 	StepConfirm     = "confirm"  // 6: confirmation and approval
 	StepRun         = "run"      // 7: the action, the state after, the delta
+
+	// CodeOK is the Code of a CallEvent or GraphEvent that succeeded; a
+	// failure's is the protocol's error code.
+	CodeOK protocol.ErrorCode = "ok"
 )
 
 // GraphEvent is one graph read as an Observer sees it.

@@ -7,7 +7,6 @@ import (
 	"net/url"
 	"time"
 
-	"github.com/affordances-go/affordances/internal/htmlform"
 	"github.com/affordances-go/affordances/protocol"
 )
 
@@ -20,10 +19,6 @@ import (
 // extension's script fills in before the form is posted. This file is
 // what the core gives such a gate: the call's binding, and the binding of
 // a form before it is posted ([Site.FormConsent]).
-
-// FormProofField is the form field that carries the person's proof (the
-// script of the extension that asks for it fills it in).
-const FormProofField = htmlform.PresenceField
 
 // Binding is what a proof of the person binds: everything that will run,
 // as strong customer authentication binds a payment's amount and payee

@@ -46,7 +46,3 @@ func (s *Site) View(r *http.Request) (*View, error) {
 func ActionForm(v *View, name string, presets ...any) (template.HTML, error) {
 	return actionForm(v, name, presets...)
 }
-
-// ActionField writes the hidden field that names an action, for a form
-// written by hand: such a form is the library's (see [Site.Wrap]).
-func ActionField(name string) template.HTML { return actionField(name) }

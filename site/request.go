@@ -192,10 +192,6 @@ func (r *Request) flushHeader(h http.Header) {
 	}
 }
 
-// ReturnParam is the query parameter that names the page to come back to
-// after signing in: /login?next=/approvals/abc.
-const ReturnParam = "next"
-
 // WithReturn adds to signInURL the page to come back to (a path of this
 // site; anything else is left out).
 func WithReturn(signInURL, back string) string {

@@ -269,7 +269,7 @@ func VerifiedAgent(ctx context.Context) string {
 // the headers the failure needs.
 func writeFailure(w http.ResponseWriter, r *http.Request, e *Error) {
 	e.setHeaders(w.Header())
-	writeDelta(w, r, e.Status(), e.delta())
+	writeDelta(w, r, e.Status(), e.Delta())
 }
 
 // faultLog lets a burst of limiter faults (a Redis outage: every call

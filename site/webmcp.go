@@ -15,9 +15,6 @@ import (
 // also serves a script that registers the page's other available actions
 // from its graph, and adds its tag to the pages it renders.
 
-// WebMCPScriptPath is where a site with Options.WebMCP serves its script.
-const WebMCPScriptPath = webmcp.Path
-
 var (
 	// WebMCPScriptIntegrity is the script's Subresource Integrity value,
 	// "sha384-" and the base64 of its SHA-384, for a page that writes the

@@ -12,6 +12,7 @@ import (
 	"bytes"
 	_ "embed"
 	"encoding/json"
+	"errors"
 	"html/template"
 	"log/slog"
 	"net/http"
@@ -157,8 +158,10 @@ func (in *inspector) call(w http.ResponseWriter, hr *http.Request, d *inspectorD
 	res, err := in.site.Execute(hr, site.Call{Page: d.Path, Transport: site.TransportInspector,
 		Call: protocol.Call{Action: d.Tried, Input: json.RawMessage(input), Confirm: hr.PostFormValue("confirm") == "true"}})
 	delta := res.Delta
-	if err != nil {
-		delta = site.FailureDelta(err)
+	if e := (*site.Error)(nil); errors.As(err, &e) {
+		delta = e.Delta()
+	} else if err != nil {
+		delta = protocol.Delta{Error: &protocol.Error{Code: protocol.CodeInternal, Message: "The call failed; the site's log says why."}}
 	}
 	for k, vs := range res.Header {
 		for _, v := range vs {
