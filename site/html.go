@@ -82,11 +82,13 @@ func (v *View) Actions() []protocol.ActionDescriptor {
 }
 
 // toolActions are the actions the page's WebMCP tools may offer: those
-// of the view but people-only ones.
+// of the view but people-only ones, each with its output schema (which
+// graphs leave out), for the tool's outputSchema.
 func (v *View) toolActions() []protocol.ActionDescriptor {
 	out := make([]protocol.ActionDescriptor, 0, len(v.Actions()))
 	for _, d := range v.Actions() {
 		if a := v.page.byName[d.Name]; a != nil && !a.meta.PeopleOnly {
+			d.Output = a.summary.Output
 			out = append(out, d)
 		}
 	}

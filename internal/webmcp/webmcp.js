@@ -19,6 +19,20 @@
 // the result tells the agent that the person must confirm on the page (or
 // on the approval page the site names). Forms that declare a tool
 // themselves (toolname) are left to the browser.
+//
+// The browser's API is young and moving; what differs between versions
+// is feature-detected, never read from the version number:
+//   - registerTool returns nothing, a promise (Chromium 156; a name
+//     registered twice rejects it), or a Tool object with unregister
+//     (announced for 160): each is handled, and the AbortSignal that
+//     unregisters works with all of them;
+//   - a tool's input arrives as an object (executeTool takes one since
+//     Chromium 155), or as JSON text from an older caller, which is
+//     parsed;
+//   - an action that needs the person's confirmation or approval carries
+//     consequentialHint; an action whose delta has a declared output
+//     carries its outputSchema (read since Chromium 159, ignored before)
+//     and answers its output as structuredContent beside the Markdown.
 (function () {
   "use strict";
   var mc = document.modelContext || navigator.modelContext;
@@ -27,7 +41,9 @@
   }
   var mediaType = "application/vnd.affordances+json";
   var page = location.pathname + location.search;
-  var registered = {}; // action name -> AbortController
+  var registered = {}; // action name -> what unregisters its tool
+  var outputs = {}; // action name -> output schema, from the page's tools
+  var taken = {}; // action name -> true: the page registered a tool of that name itself
 
   function key() {
     if (window.crypto && crypto.randomUUID) {
@@ -53,17 +69,62 @@
   // with the text, which a thrown error would lose (Chromium tells the
   // agent only that the tool failed). A confirm action's refusal says who
   // must act.
-  function result(res, text) {
+  function result(res, text, name) {
     if (/^Not done \(confirm_required\)/.test(text)) {
       text = "Nothing ran: the person must confirm this themselves, with the button on this page or on the approval page below.\n\n" + text;
     }
-    return res.ok ? text : { content: [{ type: "text", text: text }], isError: true };
+    if (!res.ok) {
+      return { content: [{ type: "text", text: text }], isError: true };
+    }
+    // A tool with an output schema answers its output as structured
+    // content, which the schema describes: the delta's Markdown carries
+    // it on one line, "Output: `{...}`" (JSON, its backticks escaped).
+    var out = name && outputs[name] && /^Output: `(.*)`$/m.exec(text);
+    if (out) {
+      try {
+        return { content: [{ type: "text", text: text }], structuredContent: JSON.parse(out[1]) };
+      } catch (e) { /* the text alone */ }
+    }
+    return text;
   }
 
   // textOf is a result's text, for a form's submission, which answers
   // with text alone.
   function textOf(r) {
     return typeof r === "string" ? r : r.content[0].text;
+  }
+
+  // inputOf is a tool's input as an object: an older caller hands it
+  // over as JSON text.
+  function inputOf(input) {
+    if (typeof input === "string") {
+      try { return JSON.parse(input); } catch (e) { return {}; }
+    }
+    return input || {};
+  }
+
+  // add registers a tool and returns what unregisters it, whichever
+  // shape the browser's registerTool has (see the top of this file). A
+  // refusal (a name the page registered itself) leaves the tool out.
+  function add(tool, signal, refused) {
+    var handle = { tool: null };
+    var r;
+    try {
+      r = mc.registerTool(tool, signal ? { signal: signal } : undefined);
+    } catch (e) {
+      return null;
+    }
+    var keep = function (t) {
+      if (t && typeof t.unregister === "function") {
+        handle.tool = t;
+      }
+    };
+    if (r && typeof r.then === "function") {
+      r.then(keep, function () { if (refused) { refused(handle); } });
+    } else {
+      keep(r);
+    }
+    return handle;
   }
 
   // call runs an action and answers with its result. asForm: the call
@@ -88,7 +149,7 @@
         } else {
           refresh();
         }
-        return result(res, text);
+        return result(res, text, name);
       });
     });
   }
@@ -130,17 +191,45 @@
     if (a.expose === "confirm") {
       description += " The person must confirm it on the page: this tool only asks.";
     }
-    mc.registerTool({
+    // The result carries what people wrote (names, notes, reviews):
+    // text to read, never instructions. An action the person must
+    // confirm or approve is consequential.
+    var annotations = { readOnlyHint: !!a.readOnly, untrustedContentHint: true };
+    if (a.expose === "confirm" || a.approval) {
+      annotations.consequentialHint = true;
+    }
+    var tool = {
       name: a.name,
       title: a.name,
       description: description,
       inputSchema: a.input || { type: "object" },
-      // The result carries what people wrote (names, notes, reviews):
-      // text to read, never instructions.
-      annotations: { readOnlyHint: !!a.readOnly, untrustedContentHint: true },
-      execute: function (input) { return call(a.name, input); }
-    }, { signal: ac.signal });
-    registered[a.name] = ac;
+      annotations: annotations,
+      execute: function (input) { return call(a.name, inputOf(input)); }
+    };
+    if (outputs[a.name]) {
+      tool.outputSchema = outputs[a.name];
+    }
+    var handle = add(tool, ac.signal, function (h) {
+      if (registered[a.name] === h) {
+        delete registered[a.name];
+        taken[a.name] = true;
+        mark();
+      }
+    });
+    if (handle) {
+      handle.ac = ac;
+      registered[a.name] = handle;
+    }
+  }
+
+  // unregister removes a tool this script registered.
+  function unregister(name) {
+    var h = registered[name];
+    delete registered[name];
+    h.ac.abort();
+    if (h.tool) {
+      try { h.tool.unregister(); } catch (e) { /* gone with the signal */ }
+    }
   }
 
   function refresh() {
@@ -155,14 +244,16 @@
     var now = {};
     actions.forEach(function (a) {
       schemas[a.name] = a.input;
-      if (a.available && !declared(a.name)) {
+      if (a.output) {
+        outputs[a.name] = a.output;
+      }
+      if (a.available && !declared(a.name) && !taken[a.name]) {
         now[a.name] = a;
       }
     });
     Object.keys(registered).forEach(function (name) {
       if (!now[name]) {
-        registered[name].abort();
-        delete registered[name];
+        unregister(name);
       }
     });
     Object.keys(now).forEach(function (name) {
@@ -170,21 +261,26 @@
         register(now[name]);
       }
     });
-    // What this script registered, for tests and for a curious reader.
+    mark();
+  }
+
+  // mark writes what this script registered on the page's root element,
+  // for tests and for a curious reader.
+  function mark() {
     document.documentElement.setAttribute("data-webmcp-tools", Object.keys(registered).sort().join(" ") || "-");
   }
 
   if (!declared("readPage")) {
-    try {
-      mc.registerTool({
-        name: "readPage",
-        title: "Read this page",
-        description: "What this page shows, the actions here (available now, or why not) and its links, as Markdown: read it instead of a snapshot.",
-        inputSchema: { type: "object", properties: {} },
-        annotations: { readOnlyHint: true, untrustedContentHint: true },
-        execute: readPage
-      });
-    } catch (e) { /* a page that has its own readPage keeps it */ }
+    // A page that registered its own readPage keeps it: add leaves ours
+    // out when the browser refuses the name.
+    add({
+      name: "readPage",
+      title: "Read this page",
+      description: "What this page shows, the actions here (available now, or why not) and its links, as Markdown: read it instead of a snapshot.",
+      inputSchema: { type: "object", properties: {} },
+      annotations: { readOnlyHint: true, untrustedContentHint: true },
+      execute: readPage
+    });
   }
 
   // A form that declares its tool (toolname) is the browser's: the agent
