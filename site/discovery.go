@@ -2,15 +2,13 @@ package site
 
 import (
 	"encoding/json"
-	"fmt"
 	"html/template"
 	"maps"
 	"net"
 	"net/http"
 	"strconv"
-	"strings"
 
-	"github.com/affordances-go/affordances/internal/mdtext"
+	"github.com/affordances-go/affordances/internal/discovery"
 	"github.com/affordances-go/affordances/internal/webmcp"
 	"github.com/affordances-go/affordances/protocol"
 )
@@ -111,57 +109,27 @@ func (s *Site) Description() string {
 	return name + " answers people in HTML and agents in JSON and Markdown at the same URLs, from its Affordances graph."
 }
 
-// LLMsTxt writes /llms.txt for the request's origin.
-func (s *Site) LLMsTxt(hr *http.Request) string {
-	idx := s.publicIndex(hr)
-	origin := s.Origin(hr)
-	var b strings.Builder
-	name := idx.Name
-	if name == "" {
-		name = hr.Host
-	}
-	fmt.Fprintf(&b, "# %s\n\n> %s\n\n", mdtext.Escape(name), mdtext.Escape(s.Description()))
-	b.WriteString("Each page below answers agents at its own URL: a JSON graph of what it shows and what can be done there " +
-		"(`Accept: " + protocol.MediaType + "`), or Markdown (`Accept: text/markdown`). An action is a POST of `{\"action\": name, \"input\": {...}}` to the page.\n\n## Pages\n\n")
-	for _, r := range idx.Routes {
-		desc := r.Description
-		if desc == "" {
-			desc = r.Route
-		}
-		var names []string
-		for _, a := range r.Actions {
-			names = append(names, a.Name)
-		}
-		can := ""
-		if len(names) > 0 {
-			can = ": " + strings.Join(names, ", ")
-		}
-		if strings.Contains(r.Route, "[") {
-			fmt.Fprintf(&b, "- `%s`, %s%s\n", r.Route, mdtext.Escape(desc), can)
-		} else {
-			fmt.Fprintf(&b, "- [%s](%s%s)%s\n", mdtext.Escape(desc), origin, r.Route, can)
-		}
-	}
-	b.WriteString("\n## For agents\n\n")
-	fmt.Fprintf(&b, "- [Site index](%s%s): every route and action, for planning without opening pages\n", origin, protocol.WellKnownPath)
+// discoverySite is what the discovery files say of the site for hr,
+// beside its index.
+func (s *Site) discoverySite(hr *http.Request) discovery.Site {
+	d := discovery.Site{Name: s.opts.Name, Host: hostOnly(hr.Host), Origin: s.Origin(hr),
+		Description: s.Description(), Queries: s.opts.Discovery.Queries}
 	for _, l := range s.listings {
 		if l.LLMsTxt != nil {
-			if line := l.LLMsTxt(origin); line != "" {
-				fmt.Fprintf(&b, "- %s\n", line)
-			}
+			d.DoorLines = append(d.DoorLines, l.LLMsTxt(d.Origin))
 		}
 	}
 	if s.servesCatalog() {
-		fmt.Fprintf(&b, "- [AI catalog](%s%s)\n", origin, AICatalogPath)
+		d.CatalogPath = AICatalogPath
 	}
-	if len(idx.Auth) > 0 {
-		modes := make([]string, len(idx.Auth))
-		for i, m := range idx.Auth {
-			modes[i] = string(m)
-		}
-		fmt.Fprintf(&b, "\nCredentials: %s.\n", strings.Join(modes, ", "))
-	}
-	return b.String()
+	return d
+}
+
+// LLMsTxt writes /llms.txt for the request's origin.
+func (s *Site) LLMsTxt(hr *http.Request) string {
+	d := s.discoverySite(hr)
+	d.Host = hr.Host
+	return discovery.LLMsTxt(s.publicIndex(hr), d)
 }
 
 // AICatalog is the Agentic Resource Discovery catalog: an entry for each
@@ -172,50 +140,11 @@ func (s *Site) AICatalog(hr *http.Request) map[string]any {
 		if l.Catalog == nil {
 			continue
 		}
-		idx := s.publicIndex(hr)
-		name := s.opts.Name
-		if name == "" {
-			name = hostOnly(hr.Host)
-		}
-		entry := map[string]any{
-			"displayName": name,
-			"description": s.Description(),
-		}
-		var caps []string
-		for _, r := range idx.Routes {
-			for _, a := range r.Actions {
-				caps = append(caps, a.Name)
-			}
-		}
-		if len(caps) > 0 {
-			entry["capabilities"] = caps
-		}
-		if q := s.queries(idx); len(q) >= 2 {
-			entry["representativeQueries"] = q
-		}
+		entry := discovery.CatalogEntry(s.publicIndex(hr), s.discoverySite(hr))
 		l.Catalog(hr, entry)
 		entries = append(entries, entry)
 	}
-	out := map[string]any{"specVersion": "1.0", "entries": entries}
-	if s.opts.Name != "" {
-		out["host"] = map[string]any{"displayName": s.opts.Name}
-	}
-	return out
-}
-
-// queries are 2 to 5 questions for the catalog: the configured ones, else
-// the descriptions of the first pages.
-func (s *Site) queries(idx protocol.SiteIndex) []string {
-	if q := s.opts.Discovery.Queries; len(q) > 0 {
-		return q[:min(len(q), 5)]
-	}
-	var out []string
-	for _, r := range idx.Routes {
-		if r.Description != "" && len(out) < 5 {
-			out = append(out, r.Description)
-		}
-	}
-	return out
+	return discovery.Catalog(entries, s.opts.Name)
 }
 
 // serveDiscovery serves one discovery file, made by file for each request.
