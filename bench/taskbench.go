@@ -22,6 +22,7 @@ type taskOutcome struct {
 	read, written int
 	hostList      int // of read: the browser host's tool list as it lists it to the agent, on the browser paths
 	hostFull      int // Playwright MCP's whole tool list, which a host without a tool filter lists instead
+	parts         map[tasks.Part]int
 }
 
 // taskBench runs every task of bench/tasks on every path (the graph,
@@ -57,6 +58,9 @@ func taskBench(ctx context.Context, _ *Env, smoke bool) ([]Row, error) {
 				key := p.Name + "/" + t.ID
 				texts[key+"/read"] = strings.Join(r.Log.Read, "\n")
 				texts[key+"/written"] = strings.Join(r.Log.Written, "\n")
+				for part, ts := range r.Log.Parts {
+					texts[key+"/part/"+string(part)] = strings.Join(ts, "\n")
+				}
 				if browser[p.Name] && len(r.Log.Read) > 0 {
 					texts[key+"/hostlist"] = r.Log.Read[0] // the agent reads the host's tool list first
 					texts[key+"/hostfull"] = r.Log.HostList
@@ -77,8 +81,13 @@ func taskBench(ctx context.Context, _ *Env, smoke bool) ([]Row, error) {
 	for i := range outs {
 		key := outs[i].Path + "/" + outs[i].Task
 		outs[i].read, outs[i].written, outs[i].hostList, outs[i].hostFull = n[key+"/read"], n[key+"/written"], n[key+"/hostlist"], n[key+"/hostfull"]
+		outs[i].parts = map[tasks.Part]int{}
+		for _, part := range tasks.AllParts {
+			outs[i].parts[part] = n[key+"/part/"+string(part)]
+		}
 	}
 	printTaskTable(outs, paths)
+	printTaskParts(outs, paths)
 	if tasksSVG != "" {
 		if err := os.WriteFile(tasksSVG, []byte(taskPlot(outs, paths)), 0o644); err != nil {
 			return nil, err
@@ -109,6 +118,49 @@ func printTaskTable(outs []taskOutcome, paths []tasks.Path) {
 				mark = " FAILED"
 			}
 			line += fmt.Sprintf("\t%d+%d, %d, %d%s", o.read, o.written, exchanges(o), o.Wall.Milliseconds(), mark)
+		}
+		fmt.Fprintln(tw, line)
+	}
+	tw.Flush()
+	fmt.Println()
+}
+
+// printTaskParts prints, per path, where its tokens went: the median per
+// task of the whole and of each part (tool lists and the index, page
+// reads, calls, their answers), each part's share of all the path's
+// tokens, and the whole against the snapshot path's median.
+func printTaskParts(outs []taskOutcome, paths []tasks.Path) {
+	var snapshot []int
+	for _, o := range outs {
+		if o.Path == "snapshot" {
+			snapshot = append(snapshot, o.read+o.written)
+		}
+	}
+	tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
+	head := "PATH\tMEDIAN\tOF SNAPSHOT"
+	for _, part := range tasks.AllParts {
+		head += "\t" + strings.ToUpper(string(part)) + " (median, share)"
+	}
+	fmt.Fprintln(tw, head)
+	for _, p := range paths {
+		var all []int
+		total := 0
+		per := map[tasks.Part][]int{}
+		sums := map[tasks.Part]int{}
+		for _, o := range outs {
+			if o.Path != p.Name {
+				continue
+			}
+			all = append(all, o.read+o.written)
+			total += o.read + o.written
+			for _, part := range tasks.AllParts {
+				per[part] = append(per[part], o.parts[part])
+				sums[part] += o.parts[part]
+			}
+		}
+		line := fmt.Sprintf("%s\t%d\t%s", p.Name, medianOf(all), ratio(float64(medianOf(all)), float64(medianOf(snapshot))))
+		for _, part := range tasks.AllParts {
+			line += fmt.Sprintf("\t%d, %d%%", medianOf(per[part]), 100*sums[part]/max(total, 1))
 		}
 		fmt.Fprintln(tw, line)
 	}

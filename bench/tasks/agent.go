@@ -51,6 +51,9 @@ type Log struct {
 	Exchanges int
 	// Written and Read are the texts sent and received.
 	Written, Read []string
+	// Parts are the same texts by what they were for (see [Part]): where
+	// a path's tokens go.
+	Parts map[Part][]string
 	// Calls counts the calls of each action the agent made.
 	Calls map[string]int
 	// HostList is, on the browser paths, the browser host's whole tool
@@ -59,16 +62,64 @@ type Log struct {
 	HostList string
 }
 
-func (l *Log) add(written, read string) {
+// Part is what an exchange's text was for.
+type Part string
+
+// The parts of what an agent writes and reads.
+const (
+	// PartList is what tells the agent what it can do before it reads a
+	// page: a tool list (the host's, the MCP server's, the page tools
+	// that appear), or the site index.
+	PartList Part = "list"
+	// PartRead is reading a page: the request and the page as read (a
+	// graph, Markdown, a snapshot).
+	PartRead Part = "reads"
+	// PartCall is what the agent writes to run an action: the request, or
+	// the tool call with its arguments (a click, a typed text).
+	PartCall Part = "calls"
+	// PartAnswer is what the agent reads back from a call: the delta, the
+	// tool's result, the snapshot after a click.
+	PartAnswer Part = "answers"
+)
+
+// AllParts are the parts in the order the bench prints them.
+var AllParts = []Part{PartList, PartRead, PartCall, PartAnswer}
+
+// add logs one exchange of kind part: a page read (PartRead, both texts
+// count as reading), a call (written is PartCall, read PartAnswer), or a
+// list (PartList).
+func (l *Log) add(part Part, written, read string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.Exchanges++
 	if written != "" {
 		l.Written = append(l.Written, written)
+		w := part
+		if part == PartAnswer {
+			w = PartCall
+		}
+		l.part(w, written)
 	}
 	if read != "" {
 		l.Read = append(l.Read, read)
+		l.part(part, read)
 	}
+}
+
+// listed logs a list the agent reads without asking for it (the host's
+// tool list, page tools that appear), which is no exchange.
+func (l *Log) listed(text string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.Read = append(l.Read, text)
+	l.part(PartList, text)
+}
+
+func (l *Log) part(p Part, text string) {
+	if l.Parts == nil {
+		l.Parts = map[Part][]string{}
+	}
+	l.Parts[p] = append(l.Parts[p], text)
 }
 
 func (l *Log) called(action string) {

@@ -145,14 +145,21 @@ func (r *recorder) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	// The request line counts too: a model writes the URL it asks for.
 	written = req.Method + " " + req.URL.RequestURI() + "\n" + written
+	part := PartRead
+	switch {
+	case req.URL.Path == protocol.WellKnownPath:
+		part = PartList
+	case req.Method == http.MethodPost:
+		part = PartAnswer // a call: written is the call, read its answer
+	}
 	res, err := r.base.RoundTrip(req)
 	if err != nil {
-		r.log.add(written, "")
+		r.log.add(part, written, "")
 		return nil, err
 	}
 	body, err := io.ReadAll(res.Body)
 	res.Body.Close()
 	res.Body = io.NopCloser(bytes.NewReader(body))
-	r.log.add(written, string(body))
+	r.log.add(part, written, string(body))
 	return res, err
 }

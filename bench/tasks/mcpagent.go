@@ -74,7 +74,7 @@ func newMCPAgent(ctx context.Context, w *World, lean bool) (*MCPAgent, error) {
 		return nil, err
 	}
 	b, _ := json.Marshal(list)
-	a.log.Read = append(a.log.Read, string(b))
+	a.log.listed(string(b))
 	a.tools = map[string]*mcp.Tool{}
 	for _, t := range list.Tools {
 		a.tools[t.Name] = t
@@ -109,12 +109,19 @@ func (a *MCPAgent) Close() { a.cs.Close() }
 func (a *MCPAgent) call(ctx context.Context, name string, args map[string]any) (*mcp.CallToolResult, error) {
 	res, err := a.cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
 	w, _ := json.Marshal(map[string]any{"name": name, "arguments": args})
+	part := PartAnswer
+	switch name {
+	case "readPage":
+		part = PartRead
+	case "siteIndex":
+		part = PartList
+	}
 	if err != nil {
-		a.log.add(string(w), "")
+		a.log.add(part, string(w), "")
 		return nil, err
 	}
 	r, _ := json.Marshal(res)
-	a.log.add(string(w), string(r))
+	a.log.add(part, string(w), string(r))
 	return res, nil
 }
 

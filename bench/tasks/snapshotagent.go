@@ -130,7 +130,7 @@ func NewSnapshotAgent(ctx context.Context, w *World, webmcp bool) (*SnapshotAgen
 	a.log.HostList = string(b)
 	listed := a.listed(all.Tools)
 	b, _ = json.Marshal(listed)
-	a.log.Read = append(a.log.Read, string(b))
+	a.log.listed(string(b))
 	for _, t := range listed {
 		a.seen[t.Name] = true
 	}
@@ -189,8 +189,12 @@ func (a *SnapshotAgent) tool(ctx context.Context, name string, args map[string]a
 	}
 	res, err := a.cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
 	w, _ := json.Marshal(map[string]any{"name": name, "arguments": args})
+	part := PartAnswer
+	if name == "browser_navigate" || name == "browser_snapshot" || strings.HasSuffix(name, "readPage") {
+		part = PartRead
+	}
 	if err != nil {
-		a.log.add(string(w), "")
+		a.log.add(part, string(w), "")
 		return "", err
 	}
 	var text strings.Builder
@@ -199,7 +203,7 @@ func (a *SnapshotAgent) tool(ctx context.Context, name string, args map[string]a
 			text.WriteString(t.Text + "\n")
 		}
 	}
-	a.log.add(string(w), text.String())
+	a.log.add(part, string(w), text.String())
 	if res.IsError {
 		return "", fmt.Errorf("%s: %.300s", name, text.String())
 	}
@@ -269,7 +273,7 @@ func (a *SnapshotAgent) newTools(ctx context.Context) error {
 	}
 	if len(fresh) > 0 {
 		b, _ := json.Marshal(fresh)
-		a.log.Read = append(a.log.Read, string(b))
+		a.log.listed(string(b))
 	}
 	return nil
 }

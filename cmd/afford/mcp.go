@@ -163,7 +163,7 @@ func (b *bridge) siteIndex(ctx context.Context, req *sdk.CallToolRequest) (*sdk.
 	if err != nil {
 		return clientErrorResult(err), nil
 	}
-	return &sdk.CallToolResult{StructuredContent: idx, Content: []sdk.Content{&sdk.TextContent{Text: indexText(idx)}}}, nil
+	return mcptools.IndexResult(*idx), nil
 }
 
 // queryOf returns the query of a path, with its "?", or "".
@@ -172,19 +172,6 @@ func queryOf(path string) string {
 		return path[i:]
 	}
 	return ""
-}
-
-// indexText is a short text of the index for the host.
-func indexText(idx *protocol.SiteIndex) string {
-	var b strings.Builder
-	for _, r := range idx.Routes {
-		names := make([]string, len(r.Actions))
-		for i, a := range r.Actions {
-			names[i] = a.Name
-		}
-		fmt.Fprintf(&b, "%s: %s [%s]\n", r.Route, r.Description, strings.Join(names, ", "))
-	}
-	return b.String()
 }
 
 // clientErrorResult turns the client's error into a tool's error result:

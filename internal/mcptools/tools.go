@@ -320,11 +320,39 @@ func DeltaResult(d protocol.Delta) *sdk.CallToolResult {
 }
 
 // GraphResult is the result of readPage: the graph as structured content,
-// its md (or a line saying where the graph is) as text.
+// its md (or a line saying where the graph is) as text. The md is in the
+// text only: a host that hands the model both would pay for it twice.
 func GraphResult(g *protocol.Graph) *sdk.CallToolResult {
 	text := g.MD
 	if text == "" {
 		text = "The graph of " + g.Page + " (route " + g.Route + ") is in the structured content."
 	}
-	return &sdk.CallToolResult{StructuredContent: g, Content: []sdk.Content{&sdk.TextContent{Text: text}}}
+	without := *g
+	without.MD = ""
+	return &sdk.CallToolResult{StructuredContent: &without, Content: []sdk.Content{&sdk.TextContent{Text: text}}}
+}
+
+// IndexResult is the result of siteIndex: the index as structured
+// content, and as text a plan in Markdown (each route, what it is for,
+// its actions and who may call them) that a host reading text alone
+// can plan with; the input schemas are in the structured content only,
+// so that a host that hands the model both pays for them once.
+func IndexResult(idx protocol.SiteIndex) *sdk.CallToolResult {
+	var b strings.Builder
+	b.WriteString("Routes; each action's input schema is in the structured content, and readPage lists it on the page.\n")
+	for _, r := range idx.Routes {
+		b.WriteString("- " + r.Route)
+		if r.Description != "" {
+			b.WriteString(": " + r.Description)
+		}
+		for i, a := range r.Actions {
+			sep := ", "
+			if i == 0 {
+				sep = " | "
+			}
+			b.WriteString(sep + a.Name + " (" + string(a.Expose) + ")")
+		}
+		b.WriteString("\n")
+	}
+	return &sdk.CallToolResult{StructuredContent: idx, Content: []sdk.Content{&sdk.TextContent{Text: b.String()}}}
 }

@@ -371,3 +371,33 @@ func withEntities(st *site.State, m map[string]any) *site.State {
 	}
 	return st
 }
+
+// A host that hands the model both a result's text and its structured
+// content pays for both: readPage's page Markdown is in the text only,
+// and siteIndex's text is a short plan of the routes and their actions,
+// not the structured index a second time.
+func TestReading_NothingTwice(t *testing.T) {
+	ts := newTestShop(t)
+	cs := connect(t, ts, nil)
+	res := call(t, cs, "readPage", map[string]any{"page": "/"})
+	if g := structured[protocol.Graph](t, res); g.MD != "" || res.Content[0].(*sdk.TextContent).Text != "# Home" {
+		t.Errorf("readPage: the md in the structured graph %q, the text %q", g.MD, res.Content[0].(*sdk.TextContent).Text)
+	}
+	res = call(t, cs, "siteIndex", map[string]any{})
+	idx := structured[protocol.SiteIndex](t, res)
+	whole, _ := json.Marshal(idx)
+	text := res.Content[0].(*sdk.TextContent).Text
+	if 3*len(text) > len(whole) {
+		t.Errorf("siteIndex's text is %d bytes for an index of %d: %s", len(text), len(whole), text)
+	}
+	for _, r := range idx.Routes {
+		if !strings.Contains(text, r.Route) {
+			t.Errorf("siteIndex's text leaves the route %s out: %s", r.Route, text)
+		}
+		for _, a := range r.Actions {
+			if !strings.Contains(text, a.Name) {
+				t.Errorf("siteIndex's text leaves the action %s out: %s", a.Name, text)
+			}
+		}
+	}
+}

@@ -34,9 +34,7 @@ func (e *endpoint) siteIndex(ctx context.Context, req *sdk.CallToolRequest) (*sd
 	if err != nil {
 		return errorResult(err), nil
 	}
-	idx := e.site.Index(r)
-	b, _ := json.Marshal(idx)
-	return &sdk.CallToolResult{StructuredContent: idx, Content: []sdk.Content{&sdk.TextContent{Text: string(b)}}}, nil
+	return mcptools.IndexResult(e.site.Index(r)), nil
 }
 
 // filterTools leaves out of tools/list the actions hidden from the caller
