@@ -98,6 +98,11 @@ type Options struct {
 	// MaxApprovalWait bounds the wait for the person's decision. Default:
 	// 10 minutes.
 	MaxApprovalWait time.Duration
+	// Markdown asks graphs for the page's md too (the media type's md=1),
+	// for a client that shows pages to a person, as afford does. A site
+	// of this library leaves md out of a graph otherwise: the entities
+	// hold the same, and an agent pays for the page once.
+	Markdown bool
 }
 
 // Client reads graphs and calls actions. It is safe for concurrent use.
@@ -145,7 +150,7 @@ func (c *Client) Index(ctx context.Context, siteURL string) (*protocol.SiteIndex
 	}
 	u = u.ResolveReference(&url.URL{Path: protocol.WellKnownPath})
 	var idx protocol.SiteIndex
-	if err := c.getDocument(ctx, u.String(), &idx); err != nil {
+	if err := c.getDocument(ctx, u.String(), protocol.MediaType, &idx); err != nil {
 		return nil, err
 	}
 	if err := protocol.CheckVersion(idx.V); err != nil {
@@ -157,7 +162,11 @@ func (c *Client) Index(ctx context.Context, siteURL string) (*protocol.SiteIndex
 // Graph reads the graph of the page at pageURL.
 func (c *Client) Graph(ctx context.Context, pageURL string) (*protocol.Graph, error) {
 	var g protocol.Graph
-	if err := c.getDocument(ctx, pageURL, &g); err != nil {
+	accept := protocol.MediaType
+	if c.opts.Markdown {
+		accept += "; md=1"
+	}
+	if err := c.getDocument(ctx, pageURL, accept, &g); err != nil {
 		return nil, err
 	}
 	if err := protocol.CheckVersion(g.V); err != nil {
@@ -168,12 +177,12 @@ func (c *Client) Graph(ctx context.Context, pageURL string) (*protocol.Graph, er
 
 // getDocument GETs an Affordances document into v. A delta with an error
 // (404 not_found, 401…) becomes an *Error.
-func (c *Client) getDocument(ctx context.Context, target string, v any) error {
+func (c *Client) getDocument(ctx context.Context, target, accept string, v any) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
 	if err != nil {
 		return fmt.Errorf("affordances: %w", err)
 	}
-	req.Header.Set("Accept", protocol.MediaType)
+	req.Header.Set("Accept", accept)
 	res, body, err := c.send(req)
 	if err != nil {
 		return err

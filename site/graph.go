@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/affordances-go/affordances/internal/negotiate"
 	"github.com/affordances-go/affordances/protocol"
 )
 
@@ -40,6 +41,12 @@ func (s *Site) encodeGraph(hr *http.Request, p *Page) ([]byte, protocol.AuthMode
 			return nil, "", e
 		}
 		return nil, r.Caller.Mode, e
+	}
+	// A page's md repeats what its entities hold: the graph on the wire
+	// carries it only when the agent asked (md=1) or when it is all the
+	// page shows. The Markdown answer and the doors keep it.
+	if len(g.Entities) > 0 && !negotiate.GraphMD(hr) {
+		g.MD = ""
 	}
 	// Graph's own MarshalJSON writes compact JSON: calling it directly
 	// spares json.Marshal's second pass over the whole document.

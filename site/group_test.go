@@ -61,7 +61,7 @@ func newDesk(t *testing.T) (*desk, *sitetest.Client) {
 // group is loaded again for its keys among the Effects; a graph loads all.
 func TestGroup_OneLoaderForSeveralEntities(t *testing.T) {
 	d, c := newDesk(t)
-	g := c.Graph("/desk")
+	g := c.Graph("/desk", sitetest.Header("Accept", protocol.MediaType+"; md=1")) // the md too, which graphs carry when asked
 	if d.runs["content"] != 1 || d.runs["owner"] != 1 || g.MD != "# My desk\n\n0 notes\n" ||
 		jsonOf(g.Entities) != `{"count":0,"name":"my desk","notes":[],"owner":"ann"}` {
 		t.Fatalf("graph: runs %v, md %q, entities %s", d.runs, g.MD, jsonOf(g.Entities))

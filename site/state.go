@@ -16,7 +16,11 @@ import (
 type State struct {
 	// Nav lists the links an agent can follow from the page.
 	Nav []protocol.Nav
-	// MD is an optional short Markdown rendering of the page.
+	// MD is an optional short Markdown rendering of the page: the body
+	// of its Markdown answer, and readPage's text on MCP. A graph carries
+	// it only when the agent asks (md=1 on the media type) or when the
+	// page has no entities: otherwise the entities say the same, and an
+	// agent would pay for the page twice.
 	MD string
 
 	// entities is the page's data, keyed by entity name, written and read

@@ -229,6 +229,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 		HTTPClient:       &http.Client{Jar: jar, Timeout: o.timeout},
 		Token:            o.token,
 		UserAgent:        o.userAgent,
+		Markdown:         true, // the page as its person reads it, above its entities
 		Approver:         env.approve,
 		OnApprovalNeeded: env.approvalNeeded,
 		FollowRedirects:  o.follow,

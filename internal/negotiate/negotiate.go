@@ -23,6 +23,22 @@ func Graph(r *http.Request) bool {
 	return acceptsMediaType(r.Header.Values("Accept")) || queryAsks(r.URL.RawQuery)
 }
 
+// GraphMD reports whether a request for a graph asks for the page's md
+// in it: the media type in its Accept header with the parameter md=1.
+func GraphMD(r *http.Request) bool {
+	for _, v := range r.Header.Values("Accept") {
+		for part := range strings.SplitSeq(v, ",") {
+			mt, params, _ := strings.Cut(part, ";")
+			if strings.EqualFold(strings.TrimSpace(mt), protocol.MediaType) {
+				if md, ok := param(params, "md"); ok && md == "1" {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
 // Call reports whether a POST is an Affordances call, by its
 // Content-Type.
 func Call(r *http.Request) bool {

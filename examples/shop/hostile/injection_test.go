@@ -15,7 +15,7 @@ import (
 func TestHostile_Injection(t *testing.T) {
 	e := newEnv(t, false)
 	q := func(s string) string { return "/?q=" + url.QueryEscape(s) }
-	graph := []string{"Accept", protocol.MediaType}
+	graph := []string{"Accept", protocol.MediaType + "; md=1"} // the md too, where a search could put markup
 	rows := []row{
 		{name: "SQL in the search", as: "anon", method: "GET", path: q(`' OR 1=1 --`), header: graph, status: 200, code: "graph"},
 		{name: "SQL union in the search", as: "anon", method: "GET", path: q(`x' UNION SELECT email, password_hash, 1, 'EUR', 1 FROM users --`), header: graph, status: 200, code: "graph"},

@@ -70,10 +70,10 @@ func (c *client) do(method, path string, body io.Reader, header ...string) (*htt
 	return res, string(b)
 }
 
-// graph reads a page's graph.
+// graph reads a page's graph, with its md (which graphs carry when asked).
 func (c *client) graph(path string) protocol.Graph {
 	c.t.Helper()
-	res, body := c.do("GET", path, nil, "Accept", protocol.MediaType)
+	res, body := c.do("GET", path, nil, "Accept", protocol.MediaType+"; md=1")
 	if res.StatusCode != 200 {
 		c.t.Fatalf("GET %s: %d %s", path, res.StatusCode, body)
 	}
