@@ -126,9 +126,11 @@ func printTaskTable(outs []taskOutcome, paths []tasks.Path) {
 }
 
 // printTaskParts prints, per path, where its tokens went: the median per
-// task of the whole and of each part (tool lists and the index, page
-// reads, calls, their answers), each part's share of all the path's
-// tokens, and the whole against the snapshot path's median.
+// task of the whole against the snapshot path's, and for each part (tool
+// lists and the index, page reads, calls, their answers) its mean per
+// task and its share of all the path's tokens. Means, not medians: the
+// median task is a question, which makes no call, and the parts' means
+// add up to the whole's.
 func printTaskParts(outs []taskOutcome, paths []tasks.Path) {
 	var snapshot []int
 	for _, o := range outs {
@@ -139,13 +141,12 @@ func printTaskParts(outs []taskOutcome, paths []tasks.Path) {
 	tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
 	head := "PATH\tMEDIAN\tOF SNAPSHOT"
 	for _, part := range tasks.AllParts {
-		head += "\t" + strings.ToUpper(string(part)) + " (median, share)"
+		head += "\t" + strings.ToUpper(string(part)) + " (mean, share)"
 	}
 	fmt.Fprintln(tw, head)
 	for _, p := range paths {
 		var all []int
 		total := 0
-		per := map[tasks.Part][]int{}
 		sums := map[tasks.Part]int{}
 		for _, o := range outs {
 			if o.Path != p.Name {
@@ -154,13 +155,12 @@ func printTaskParts(outs []taskOutcome, paths []tasks.Path) {
 			all = append(all, o.read+o.written)
 			total += o.read + o.written
 			for _, part := range tasks.AllParts {
-				per[part] = append(per[part], o.parts[part])
 				sums[part] += o.parts[part]
 			}
 		}
 		line := fmt.Sprintf("%s\t%d\t%s", p.Name, medianOf(all), ratio(float64(medianOf(all)), float64(medianOf(snapshot))))
 		for _, part := range tasks.AllParts {
-			line += fmt.Sprintf("\t%d, %d%%", medianOf(per[part]), 100*sums[part]/max(total, 1))
+			line += fmt.Sprintf("\t%d, %d%%", sums[part]/max(len(all), 1), 100*sums[part]/max(total, 1))
 		}
 		fmt.Fprintln(tw, line)
 	}
