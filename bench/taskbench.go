@@ -213,6 +213,13 @@ func taskRows(outs []taskOutcome, paths []tasks.Path) []Row {
 			Ours: fmt.Sprintf("%d tokens, %d calls, %dms", medianOf(tok), medianOf(calls), medianOf(wall).Milliseconds()),
 			Note: "most expensive: " + strings.Join(top, ", ")})
 	}
+	confirms := 0
+	for _, o := range outs {
+		confirms += o.ScriptConfirms
+	}
+	rows = append(rows, Row{Name: "tasks: confirm actions run by an agent's call in the person's browser session (a page's tool)",
+		Ours: fmt.Sprintf("%d", confirms), Goal: "0", Met: met(confirms == 0),
+		Note: "counted from the store's audit records: a tool only asks; the person's press of the page's button confirms"})
 	return append(rows, webmcpRow(outs)...)
 }
 

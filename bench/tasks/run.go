@@ -36,6 +36,10 @@ type Result struct {
 	// Log is what the agent sent and read; Wall how long it took.
 	Log  *Log
 	Wall time.Duration
+	// ScriptConfirms counts the confirm actions that ran on the agent's
+	// own call in the person's cookie session (a page's tool): 0 is the
+	// rule, since a tool only asks and the person confirms on the page.
+	ScriptConfirms int
 }
 
 // Run does a task on a path in a fresh world with the task's script, and
@@ -77,6 +81,7 @@ func attempt(ctx context.Context, t Task, p Path, do func(context.Context, *Worl
 	r.Answer, err = do(ctx, w, a)
 	r.Wall = time.Since(start)
 	r.Log = a.Log()
+	r.ScriptConfirms = int(w.ScriptConfirms.Load())
 	if err != nil {
 		r.Err = fmt.Errorf("the agent: %w", err)
 		return r

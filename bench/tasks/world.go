@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -12,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/affordances-go/affordances/examples/shop/shop"
@@ -36,6 +36,11 @@ type World struct {
 	Token string
 	// Approvals counts the approval pages the person approved on.
 	Approvals int
+	// ScriptConfirms counts the confirm actions that ran on an agent's
+	// call in a cookie session (a page's tool or script in the person's
+	// browser), read from the store's audit records: 0 is the rule.
+	ScriptConfirms atomic.Int64
+	confirmActions atomic.Pointer[map[string]bool]
 
 	dir  string
 	db   *shop.DB
@@ -90,8 +95,8 @@ func (w *World) start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	app := shop.New(w.Store, shop.Options{Logger: quiet, DefaultLimit: ratelimit.PerMinute(1<<20, 1<<20), MCPApprovalWait: 20 * time.Second,
+	audit := slog.New(scriptConfirms{n: &w.ScriptConfirms, confirm: &w.confirmActions})
+	app := shop.New(w.Store, shop.Options{Logger: audit, DefaultLimit: ratelimit.PerMinute(1<<20, 1<<20), MCPApprovalWait: 20 * time.Second,
 		LeanMCPPath: leanMCPPath})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -101,6 +106,11 @@ func (w *World) start(ctx context.Context) error {
 	go srv.Serve(ln)
 	w.URL = "http://" + ln.Addr().String()
 	w.stop = func() { srv.Close() }
+	confirm, err := readConfirmActions(ctx, w.URL)
+	if err != nil {
+		return fmt.Errorf("reading the confirm actions: %w", err)
+	}
+	w.confirmActions.Store(&confirm)
 	return nil
 }
 
