@@ -11,6 +11,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/affordances-go/affordances/internal/mdpage"
 	"github.com/affordances-go/affordances/protocol"
 )
 
@@ -47,13 +48,13 @@ func checkMCPEndpoint(ctx context.Context, e *Env) Outcome {
 	}
 	// A door that keeps no cookies may leave out the actions that need
 	// them (signing in): when the server has a siteIndex tool, the index
-	// as the MCP door sees it is the one its tools must cover.
+	// as the MCP door sees it is the one its tools must cover, read from
+	// its structured content, else from its Markdown (this library's).
 	idx, doorIndex := e.index, false
 	if hasTool(names, "siteIndex") {
 		if res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "siteIndex", Arguments: map[string]any{}}); err == nil && !res.IsError {
-			var di protocol.SiteIndex
-			if b, err := json.Marshal(res.StructuredContent); err == nil && json.Unmarshal(b, &di) == nil && len(di.Routes) > 0 {
-				idx, doorIndex = &di, true
+			if di, ok := doorIndexOf(res); ok {
+				idx, doorIndex = di, true
 			}
 		}
 	}
@@ -103,4 +104,31 @@ func (t headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 		r.Header.Set("User-Agent", "afford-check/0")
 	}
 	return base.RoundTrip(r)
+}
+
+// doorIndexOf reads the routes and actions of a siteIndex result: its
+// structured content when it is an index, else the Markdown of its text
+// (headings for routes, items for actions, as this library writes it).
+func doorIndexOf(res *sdk.CallToolResult) (*protocol.SiteIndex, bool) {
+	var di protocol.SiteIndex
+	if b, err := json.Marshal(res.StructuredContent); err == nil && json.Unmarshal(b, &di) == nil && len(di.Routes) > 0 {
+		return &di, true
+	}
+	for _, c := range res.Content {
+		t, ok := c.(*sdk.TextContent)
+		if !ok {
+			continue
+		}
+		at := map[string]int{}
+		for _, ra := range mdpage.IndexActions(t.Text) {
+			i, seen := at[ra[0]]
+			if !seen {
+				i = len(di.Routes)
+				at[ra[0]] = i
+				di.Routes = append(di.Routes, protocol.IndexRoute{Route: ra[0]})
+			}
+			di.Routes[i].Actions = append(di.Routes[i].Actions, protocol.ActionSummary{Name: ra[1]})
+		}
+	}
+	return &di, len(di.Routes) > 0
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/affordances-go/affordances/internal/mdpage"
 	"github.com/affordances-go/affordances/protocol"
 )
 
@@ -28,6 +29,9 @@ type MCPAgent struct {
 	// routes come from the site index, read once at the start.
 	lean   bool
 	routes map[string]string // action -> route, on the lean endpoint
+	// searchable: the index the lean agent read says the catalog (/)
+	// can be searched with ?q=.
+	searchable bool
 }
 
 // NewMCPAgent connects to the store's MCP endpoint and lists its tools.
@@ -47,17 +51,25 @@ func NewLeanMCPAgent(ctx context.Context, w *World) (*MCPAgent, error) {
 	if err != nil {
 		return nil, err
 	}
-	var idx protocol.SiteIndex
-	if err := structured(res, &idx); err != nil {
-		return nil, err
-	}
+	// The index comes as Markdown, which a model reads; the script reads
+	// the routes of the actions back from it.
 	a.routes = map[string]string{}
-	for _, r := range idx.Routes {
-		for _, ac := range r.Actions {
-			if _, seen := a.routes[ac.Name]; !seen {
-				a.routes[ac.Name] = r.Route
+	for _, c := range res.Content {
+		if t, ok := c.(*mcp.TextContent); ok {
+			for _, ra := range mdpage.IndexActions(t.Text) {
+				if _, seen := a.routes[ra[1]]; !seen {
+					a.routes[ra[1]] = ra[0]
+				}
+			}
+			// The catalog's description follows its heading.
+			if _, home, ok := strings.Cut(t.Text, "\n## /\n\n"); ok {
+				line, _, _ := strings.Cut(home, "\n")
+				a.searchable = strings.Contains(line, "?q=")
 			}
 		}
+	}
+	if len(a.routes) == 0 {
+		return nil, fmt.Errorf("siteIndex named no action")
 	}
 	return a, nil
 }
@@ -216,8 +228,9 @@ func (a *MCPAgent) Route(action string) string {
 	return strings.TrimSuffix(route, ".")
 }
 
-// Searchable: the tool list says nothing of the catalog's search.
-func (a *MCPAgent) Searchable() bool { return false }
+// Searchable: the tool list says nothing of the catalog's search; the
+// index the lean agent read does.
+func (a *MCPAgent) Searchable() bool { return a.searchable }
 
 // SignIn calls signIn in a session of its own that keeps cookies and
 // sends the site's Origin, as a host with a cookie jar would.

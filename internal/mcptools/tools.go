@@ -12,6 +12,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/affordances-go/affordances/internal/mdpage"
 	"github.com/affordances-go/affordances/internal/route"
 	"github.com/affordances-go/affordances/internal/strictjson"
 	"github.com/affordances-go/affordances/internal/words"
@@ -332,27 +333,14 @@ func GraphResult(g *protocol.Graph) *sdk.CallToolResult {
 	return &sdk.CallToolResult{StructuredContent: &without, Content: []sdk.Content{&sdk.TextContent{Text: text}}}
 }
 
-// IndexResult is the result of siteIndex: the index as structured
-// content, and as text a plan in Markdown (each route, what it is for,
-// its actions and who may call them) that a host reading text alone
-// can plan with; the input schemas are in the structured content only,
-// so that a host that hands the model both pays for them once.
+// IndexResult is the result of siteIndex: the index as Markdown (each
+// route, what it is for, its actions, who may run them and their input
+// in a line; mdpage.Index), and no structured content. A model plans
+// from the text; the JSON of the index, with every schema, was the
+// largest thing an agent on the lean list read (and a host that hands the
+// model both a result's text and its structured content paid for it
+// twice). A program reads the JSON at /.well-known/affordances.json.
 func IndexResult(idx protocol.SiteIndex) *sdk.CallToolResult {
-	var b strings.Builder
-	b.WriteString("Routes; each action's input schema is in the structured content, and readPage lists it on the page.\n")
-	for _, r := range idx.Routes {
-		b.WriteString("- " + r.Route)
-		if r.Description != "" {
-			b.WriteString(": " + r.Description)
-		}
-		for i, a := range r.Actions {
-			sep := ", "
-			if i == 0 {
-				sep = " | "
-			}
-			b.WriteString(sep + a.Name + " (" + string(a.Expose) + ")")
-		}
-		b.WriteString("\n")
-	}
-	return &sdk.CallToolResult{StructuredContent: idx, Content: []sdk.Content{&sdk.TextContent{Text: b.String()}}}
+	text := mdpage.Index(idx) + "\nreadPage gives a page's actions with their input schemas; a route with [parameters] is called on a concrete page of it.\n"
+	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: text}}}
 }
