@@ -128,7 +128,7 @@ func (s *Site) discoverySite(hr *http.Request) discovery.Site {
 // LLMsTxt writes /llms.txt for the request's origin.
 func (s *Site) LLMsTxt(hr *http.Request) string {
 	d := s.discoverySite(hr)
-	d.Host = hr.Host
+	d.Host = hr.Host // llms.txt names a site without a name by its whole Host, port included
 	return discovery.LLMsTxt(s.publicIndex(hr), d)
 }
 
@@ -136,11 +136,17 @@ func (s *Site) LLMsTxt(hr *http.Request) string {
 // door listed with one ([Listing.Catalog]).
 func (s *Site) AICatalog(hr *http.Request) map[string]any {
 	entries := []any{}
+	var idx *protocol.SiteIndex // read once, for the first door with an entry
+	var d discovery.Site
 	for _, l := range s.listings {
 		if l.Catalog == nil {
 			continue
 		}
-		entry := discovery.CatalogEntry(s.publicIndex(hr), s.discoverySite(hr))
+		if idx == nil {
+			i := s.publicIndex(hr)
+			idx, d = &i, s.discoverySite(hr)
+		}
+		entry := discovery.CatalogEntry(*idx, d)
 		l.Catalog(hr, entry)
 		entries = append(entries, entry)
 	}

@@ -2,11 +2,10 @@ package tasks
 
 import (
 	"context"
-	"encoding/json"
 	"log/slog"
-	"net/http"
 	"sync/atomic"
 
+	"github.com/affordances-go/affordances/client"
 	"github.com/affordances-go/affordances/protocol"
 )
 
@@ -41,17 +40,8 @@ func (h scriptConfirms) Handle(_ context.Context, r slog.Record) error {
 // readConfirmActions reads the names of the store's confirm actions from
 // its site index.
 func readConfirmActions(ctx context.Context, base string) (map[string]bool, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+protocol.WellKnownPath, nil)
+	idx, err := client.New(client.Options{}).Index(ctx, base)
 	if err != nil {
-		return nil, err
-	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer res.Body.Close()
-	var idx protocol.SiteIndex
-	if err := json.NewDecoder(res.Body).Decode(&idx); err != nil {
 		return nil, err
 	}
 	out := map[string]bool{}

@@ -35,21 +35,18 @@ func Index(idx protocol.SiteIndex) string {
 	return strings.TrimRight(b.String(), "\n") + "\n"
 }
 
-// writeSummary writes one action of the index: its name, what it does,
-// who may run it, its precondition and its input.
+// writeSummary writes one action of the index in the words writeAction
+// has for one of a page, without its availability, which the index does
+// not know: its name, what it does, who may run it, its precondition and
+// its input.
 func writeSummary(b *strings.Builder, a protocol.ActionSummary) {
 	fmt.Fprintf(b, "- `%s`", a.Name)
 	if a.Description != "" {
 		fmt.Fprintf(b, ": %s", oneLine(a.Description))
 	}
-	switch a.Expose {
-	case protocol.ExposeSession:
-		b.WriteString("; needs a signed-in caller")
-	case protocol.ExposeConfirm:
-		b.WriteString("; needs a signed-in caller and the person's confirmation")
-		if a.Approval {
-			b.WriteString(" on the site")
-		}
+	writeNeeds(b, a.Expose)
+	if a.Expose == protocol.ExposeConfirm && a.Approval {
+		b.WriteString(" on the site")
 	}
 	if a.Guard != "" {
 		fmt.Fprintf(b, " (when %s)", oneLine(a.Guard))

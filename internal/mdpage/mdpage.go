@@ -114,16 +114,22 @@ func writeAction(b *strings.Builder, a protocol.ActionDescriptor, withInput bool
 	if a.Guard != "" {
 		fmt.Fprintf(b, " (when %s)", oneLine(a.Guard))
 	}
-	switch a.Expose {
+	writeNeeds(b, a.Expose)
+	if in := inputWords(a.Input); withInput && in != "" {
+		b.WriteString(". Input: " + in) // a tool has its input's schema itself
+	}
+	b.WriteString(".\n")
+}
+
+// writeNeeds writes who may run an action of expose, after its
+// description: nothing for a public one.
+func writeNeeds(b *strings.Builder, expose protocol.Expose) {
+	switch expose {
 	case protocol.ExposeSession:
 		b.WriteString("; needs a signed-in caller")
 	case protocol.ExposeConfirm:
 		b.WriteString("; needs a signed-in caller and the person's confirmation")
 	}
-	if in := inputWords(a.Input); withInput && in != "" {
-		b.WriteString(". Input: " + in) // a tool has its input's schema itself
-	}
-	b.WriteString(".\n")
 }
 
 // inputWords describes an input schema's properties in a line, each as

@@ -6,6 +6,7 @@
 package negotiate
 
 import (
+	"iter"
 	"mime"
 	"net/http"
 	"net/url"
@@ -26,14 +27,9 @@ func Graph(r *http.Request) bool {
 // GraphMD reports whether a request for a graph asks for the page's md
 // in it: the media type in its Accept header with the parameter md=1.
 func GraphMD(r *http.Request) bool {
-	for _, v := range r.Header.Values("Accept") {
-		for part := range strings.SplitSeq(v, ",") {
-			mt, params, _ := strings.Cut(part, ";")
-			if strings.EqualFold(strings.TrimSpace(mt), protocol.MediaType) {
-				if md, ok := param(params, "md"); ok && md == "1" {
-					return true
-				}
-			}
+	for params := range mediaTypeEntries(r.Header.Values("Accept")) {
+		if md, ok := param(params, "md"); ok && md == "1" {
+			return true
 		}
 	}
 	return false
@@ -50,16 +46,25 @@ func Call(r *http.Request) bool {
 	return err == nil && mt == protocol.MediaType
 }
 
+// mediaTypeEntries yields the parameters (the text after the media
+// type) of each entry of Accept values that names the Affordances media
+// type.
+func mediaTypeEntries(values []string) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		for _, v := range values {
+			for part := range strings.SplitSeq(v, ",") {
+				mt, params, _ := strings.Cut(part, ";")
+				if strings.EqualFold(strings.TrimSpace(mt), protocol.MediaType) && !yield(params) {
+					return
+				}
+			}
+		}
+	}
+}
+
 func acceptsMediaType(values []string) bool {
-	for _, v := range values {
-		for part := range strings.SplitSeq(v, ",") {
-			mt, params, _ := strings.Cut(part, ";")
-			if !strings.EqualFold(strings.TrimSpace(mt), protocol.MediaType) {
-				continue
-			}
-			if q, ok := quality(params); ok && q == 0 {
-				continue
-			}
+	for params := range mediaTypeEntries(values) {
+		if q, ok := quality(params); !ok || q != 0 {
 			return true
 		}
 	}
