@@ -43,21 +43,6 @@ const (
 	WebMCPScriptPath = webmcp.Path
 )
 
-// DiscoveryOptions shape the discovery files. The zero value serves all
-// of them, with words made from the index.
-type DiscoveryOptions struct {
-	// Description says in a sentence what the site is, for llms.txt, the
-	// catalog and the doors' files. Default: made from the site's name.
-	Description string
-	// Queries are 2 to 5 questions a person might ask that this site
-	// answers ("buy a t-shirt in size M"), for the catalog's search
-	// indexes. Default: the descriptions of the site's first pages.
-	Queries []string
-	// NoLLMsTxt and NoAICatalog turn a file off, such as when the
-	// application serves its own.
-	NoLLMsTxt, NoAICatalog bool
-}
-
 // Listing is what the site's discovery says of a door an extension adds
 // ([Extender.List]): its place in the site index, its line in llms.txt,
 // its entry in the AI catalog and the files it is described by. Each is

@@ -53,6 +53,33 @@ const (
 	ReturnParam = "next"
 )
 
+// WithReturn adds to signInURL the page to come back to (a path of this
+// site; anything else is left out).
+func WithReturn(signInURL, back string) string {
+	if signInURL == "" || !htmlform.LocalPath(back) {
+		return signInURL
+	}
+	sep := "?"
+	if strings.Contains(signInURL, "?") {
+		sep = "&"
+	}
+	return signInURL + sep + ReturnParam + "=" + url.QueryEscape(back)
+}
+
+// ReturnPath is where a sign-in (or any action that sends the person
+// back) should redirect: the request's "next" parameter when it is a path
+// of this site (htmlform.LocalPath), else fallback. Another site's address,
+// "//host", "/\\host" or a control character is never followed.
+func (r *Request) ReturnPath(fallback string) string {
+	if r == nil || r.Request == nil {
+		return fallback
+	}
+	if back := r.URL.Query().Get(ReturnParam); htmlform.LocalPath(back) {
+		return back
+	}
+	return fallback
+}
+
 // isForm reports whether a POST carries an HTML form.
 func isForm(r *http.Request) bool {
 	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))

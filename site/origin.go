@@ -2,6 +2,8 @@ package site
 
 import (
 	"net/http"
+	"strconv"
+	"strings"
 
 	"github.com/affordances-go/affordances/internal/peer"
 	"github.com/affordances-go/affordances/protocol"
@@ -73,4 +75,58 @@ func (s *Site) CheckOrigin(hr *http.Request) error {
 		return e
 	}
 	return nil
+}
+
+// BypassCrossOrigin composes an application's [http.CrossOriginProtection]
+// with the site's Origin rule, for an application that puts cop in front
+// of everything (cop.Handler(s.Wrap(app)), as a framework's global
+// middleware does): a POST to one of the site's pages, those registered
+// already and those registered later, bypasses cop, so that the site's
+// own rule decides there. That rule is stricter for a cookie (a call or a
+// form post must carry an Origin of Security.Origins, where cop lets a
+// request with neither Origin nor Sec-Fetch-Site through) and exempts a
+// bearer call, as the protocol says, where cop refuses a browser's
+// cross-origin request whatever it carries. cop keeps guarding the
+// application's routes and the extensions' doors. List the origins cop
+// trusts (AddTrustedOrigin) in Security.Origins too.
+//
+// An application that can put cop around its own routes alone,
+// s.Wrap(cop.Handler(app)), needs none of this.
+func (s *Site) BypassCrossOrigin(cop *http.CrossOriginProtection) {
+	if s.started.Load() {
+		panic("site: BypassCrossOrigin after the site started serving")
+	}
+	for _, p := range s.pages {
+		cop.AddInsecureBypassPattern(http.MethodPost + " " + p.pattern)
+	}
+	s.crossOrigin = append(s.crossOrigin, cop)
+}
+
+// Secure reports whether the browser reached the site over HTTPS: a TLS
+// connection, X-Forwarded-Proto: https from one of Options.Security.TrustedProxies
+// (a proxy that ends TLS; nobody else's header is believed), or a site
+// whose Options.Security.Origins are all https. Every cookie the site sets is
+// Secure then, the ones actions set with [Request.SetCookie] included;
+// an application's own cookies should follow it too.
+func (s *Site) Secure(r *http.Request) bool {
+	return s.httpsOrigins || peer.HTTPS(r, s.opts.Security.TrustedProxies)
+}
+
+// allHTTPS reports whether origins are all https (none: false).
+func allHTTPS(origins []string) bool {
+	for _, o := range origins {
+		if !strings.HasPrefix(o, "https://") {
+			return false
+		}
+	}
+	return len(origins) > 0
+}
+
+// setHSTS adds Strict-Transport-Security to an answer over HTTPS, when
+// the site asks for it (Options.Security.HSTS). Browsers ignore it over plain
+// http, and a site must not send it there.
+func (s *Site) setHSTS(w http.ResponseWriter, r *http.Request) {
+	if s.opts.Security.HSTS > 0 && s.Secure(r) {
+		w.Header().Set("Strict-Transport-Security", "max-age="+strconv.FormatInt(int64(s.opts.Security.HSTS.Seconds()), 10))
+	}
 }

@@ -1,12 +1,10 @@
 package site
 
 import (
+	"context"
 	"net/http"
-	"net/url"
-	"strings"
 
 	"github.com/affordances-go/affordances/internal/bearer"
-	"github.com/affordances-go/affordances/internal/htmlform"
 	"github.com/affordances-go/affordances/protocol"
 )
 
@@ -192,29 +190,40 @@ func (r *Request) flushHeader(h http.Header) {
 	}
 }
 
-// WithReturn adds to signInURL the page to come back to (a path of this
-// site; anything else is left out).
-func WithReturn(signInURL, back string) string {
-	if signInURL == "" || !htmlform.LocalPath(back) {
-		return signInURL
-	}
-	sep := "?"
-	if strings.Contains(signInURL, "?") {
-		sep = "&"
-	}
-	return signInURL + sep + ReturnParam + "=" + url.QueryEscape(back)
+// noCookiesKey marks a request that came through a door that cannot keep
+// the cookies an action sets.
+type noCookiesKey struct{}
+
+// WithoutCookies marks hr as coming through a door that cannot keep the
+// cookies an action sets, such as an MCP endpoint whose clients hold no
+// cookie jar. The graphs, index and calls of such a request say so to the
+// site's code ([Request.KeepsCookies]), so that an action whose effect
+// lives in a cookie (signing in, a guest's cart) can hide itself or be
+// unavailable, with a reason that says how to authenticate instead, rather
+// than run and leave its effect behind where nobody can reach it.
+func WithoutCookies(hr *http.Request) *http.Request {
+	return hr.WithContext(context.WithValue(hr.Context(), noCookiesKey{}, true))
 }
 
-// ReturnPath is where a sign-in (or any action that sends the person
-// back) should redirect: the request's "next" parameter when it is a path
-// of this site (htmlform.LocalPath), else fallback. Another site's address,
-// "//host", "/\\host" or a control character is never followed.
-func (r *Request) ReturnPath(fallback string) string {
-	if r == nil || r.Request == nil {
-		return fallback
-	}
-	if back := r.URL.Query().Get(ReturnParam); htmlform.LocalPath(back) {
-		return back
-	}
-	return fallback
+// KeepsCookies reports whether the caller's door keeps the cookies an
+// action sets: true for a browser's or an agent's own HTTP requests, false
+// for a request marked with [WithoutCookies].
+func (r *Request) KeepsCookies() bool {
+	no, _ := r.Context().Value(noCookiesKey{}).(bool)
+	return !no
 }
+
+// ResponseWriter returns a writer whose headers are the action's response
+// headers ([Request.ResponseHeader]), sent only when the action succeeds:
+// for a session library that writes its cookie on an http.ResponseWriter,
+// such as gorilla/sessions' session.Save(r.Request, r.ResponseWriter()).
+// Its Write and WriteHeader do nothing: an action answers with its
+// result, never by writing.
+func (r *Request) ResponseWriter() http.ResponseWriter { return headerWriter{r} }
+
+// headerWriter is Request.ResponseWriter.
+type headerWriter struct{ r *Request }
+
+func (w headerWriter) Header() http.Header       { return w.r.ResponseHeader() }
+func (headerWriter) Write(b []byte) (int, error) { return len(b), nil }
+func (headerWriter) WriteHeader(int)             {}

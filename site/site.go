@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/affordances-go/affordances/internal/advertise"
 	"github.com/affordances-go/affordances/internal/bearer"
 	"github.com/affordances-go/affordances/internal/negotiate"
 	"github.com/affordances-go/affordances/internal/peer"
@@ -295,4 +296,54 @@ func (f *faultLog) due(now time.Time) (int, bool) {
 	n := f.count
 	f.last, f.count = now, 0
 	return n, true
+}
+
+// What a wrapped application keeps (see [Site.Wrap]): every request the
+// site does not serve itself reaches it unchanged, and its answers gain
+// only the headers that are true of them.
+
+// advertiseGraph adds the headers of an HTML response for a page with a graph.
+func advertiseGraph(h http.Header) {
+	addVaryAccept(h)
+	h.Set("Link", advertise.LinkValue)
+}
+
+// moreLinks are the Link values the HTML of a page with a graph gains
+// beside the graph's: the site's AI catalog, when it serves one.
+func (s *Site) moreLinks() []string {
+	if s.servesCatalog() {
+		return []string{catalogLink}
+	}
+	return nil
+}
+
+// catalogLink is the Link value of the AI catalog.
+const catalogLink = `<` + AICatalogPath + `>; rel="ai-catalog"`
+
+// postsLibraryForm reports whether a POST is a form of the library: a form
+// whose FormActionField names an action of the page. Any other form (the
+// application's own, a method override) belongs to the wrapped
+// application. The body is read to find out, up to the site's body limit,
+// and put back whole for whoever serves the request; a body over the limit
+// is no form of the library.
+func (p *Page) postsLibraryForm(r *http.Request) bool {
+	if !isForm(r) {
+		return false
+	}
+	name := advertise.PeekFormAction(r, FormActionField, p.site.opts.Limits.MaxBodyBytes)
+	return name != "" && p.byName[name] != nil
+}
+
+// middleware wraps a handler the site serves itself in the application's
+// middleware: Options.Middleware for every door, and Options.
+// PersonMiddleware too for the person's HTML door (pages the site
+// renders, the library's form posts). Built once, when the site starts.
+func (s *Site) middleware(h http.Handler, person bool) http.Handler {
+	if person && s.opts.PersonMiddleware != nil {
+		h = s.opts.PersonMiddleware(h)
+	}
+	if s.opts.Middleware != nil {
+		h = s.opts.Middleware(h)
+	}
+	return h
 }
