@@ -136,15 +136,7 @@ func inputSchema(in json.RawMessage, pageArg string, rt route.Route) json.RawMes
 		s = map[string]any{"type": "object"}
 	}
 	props, _ := s["properties"].(map[string]any)
-	titled := false
-	for _, p := range props {
-		if p, ok := p.(map[string]any); ok {
-			if _, ok := p["title"]; ok {
-				delete(p, "title")
-				titled = true
-			}
-		}
-	}
+	titled := dropTitles(props)
 	if pageArg == "" && !titled {
 		return in
 	}
@@ -162,6 +154,46 @@ func inputSchema(in json.RawMessage, pageArg string, rt route.Route) json.RawMes
 		return in
 	}
 	return b
+}
+
+// dropTitles removes the title of each property schema in props, and of
+// the properties and items within them, at any depth; it reports whether
+// it removed one. A property that is itself named "title" stays: only the
+// keyword goes.
+func dropTitles(props map[string]any) bool {
+	dropped := false
+	for _, p := range props {
+		if dropTitle(p) {
+			dropped = true
+		}
+	}
+	return dropped
+}
+
+// dropTitle removes the title keyword of the schema s and of the schemas
+// it holds for its properties, its items and its alternatives.
+func dropTitle(s any) bool {
+	m, ok := s.(map[string]any)
+	if !ok {
+		return false
+	}
+	_, dropped := m["title"]
+	delete(m, "title")
+	if props, ok := m["properties"].(map[string]any); ok && dropTitles(props) {
+		dropped = true
+	}
+	if dropTitle(m["items"]) {
+		dropped = true
+	}
+	for _, k := range []string{"prefixItems", "anyOf", "oneOf", "allOf"} {
+		list, _ := m[k].([]any)
+		for _, sub := range list {
+			if dropTitle(sub) {
+				dropped = true
+			}
+		}
+	}
+	return dropped
 }
 
 // annotations give a host the hints MCP has for an action. The title is

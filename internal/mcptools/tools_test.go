@@ -34,3 +34,22 @@ func TestDescribe_LeanSchemaAndDescription(t *testing.T) {
 		t.Errorf("schema changed: %s", in)
 	}
 }
+
+// The form labels go at every depth: a nested object's fields and an
+// array's items lose their titles too, and a property named "title" stays.
+func TestDescribe_NoFormLabelsAtAnyDepth(t *testing.T) {
+	routes := []protocol.IndexRoute{{Route: "/checkout", Actions: []protocol.ActionSummary{{
+		Name: "placeOrder", Description: "Order the cart", Expose: protocol.ExposeConfirm,
+		Input: []byte(`{"type":"object","properties":{` +
+			`"address":{"type":"object","title":"Deliver to","properties":{"country":{"type":"string","title":"Country","description":"ISO 3166 code"}}},` +
+			`"lines":{"type":"array","items":{"type":"object","properties":{"sku":{"type":"string","title":"SKU"}}}},` +
+			`"title":{"type":"string","title":"Title of the order"}}}`),
+	}}}}
+	in, _ := json.Marshal(Describe(routes)[0].Def.InputSchema)
+	want := `{"properties":{"address":{"properties":{"country":{"description":"ISO 3166 code","type":"string"}},"type":"object"},` +
+		`"lines":{"items":{"properties":{"sku":{"type":"string"}},"type":"object"},"type":"array"},` +
+		`"title":{"type":"string"}},"type":"object"}`
+	if string(in) != want {
+		t.Errorf("input schema\n got %s\nwant %s", in, want)
+	}
+}
