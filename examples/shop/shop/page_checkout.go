@@ -141,16 +141,25 @@ func (a *App) checkoutPage() {
 		Entities: append(accountHeader(), site.Group(func(r *site.Request, st *site.State) error {
 			st.Nav = []protocol.Nav{{To: "/cart", Label: "Change the cart"}}
 			sh := shopperOf(r)
+			var saved *Address
 			if sh.User == nil {
 				st.Nav = append(st.Nav, protocol.Nav{To: "/login", Label: "Sign in", When: "to place the order"})
 			} else {
-				saved, err := a.store.SavedAddress(r.Context(), sh.User.ID)
-				if err != nil {
+				var err error
+				if saved, err = a.store.SavedAddress(r.Context(), sh.User.ID); err != nil {
 					return err
 				}
 				deliveryKey.Set(st, saved)
 			}
-			return a.loadCart(r, st, "Checkout")
+			if err := a.loadCart(r, st, "Checkout"); err != nil {
+				return err
+			}
+			if saved != nil {
+				// The form shows it prefilled; a Markdown reader reads it
+				// here, each value quoted and escaped (the person's text).
+				st.MD += "\nSaved delivery address, used when the order names none: " + strings.ReplaceAll(saved.Lines(), "\n", ", ") + ".\n"
+			}
+			return nil
 		}, cartKey, deliveryKey)),
 	})
 	site.Handle(p, site.Action{

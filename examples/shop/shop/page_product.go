@@ -10,21 +10,34 @@ import (
 	"github.com/affordances-go/affordances/site"
 )
 
-// ProductMD is the short Markdown rendering of a product page: what it
-// is, its price, and what cannot be bought. The stock of every colour and
-// size is in the product entity, and is not repeated here.
+// ProductMD is the Markdown rendering of a product page: what it is, its
+// price, each colour's sizes with their stock and SKU (the HTML's stock
+// table, in a line per colour), and what cannot be bought. A Markdown
+// reader (an agent asking for text/markdown, a WebMCP readPage) has this
+// instead of the entities, so it carries what an agent needs to choose
+// and add a size.
 func ProductMD(prod *Product) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s\n\n%s. %s\n\nStock by colour and size (SKU):\n", prod.Name, prod.Price, prod.Description)
+	var colours []string
+	sizes := map[string][]string{}
 	var out []string
 	for _, v := range prod.Variants {
+		if _, seen := sizes[v.Colour]; !seen {
+			colours = append(colours, v.Colour)
+		}
+		sizes[v.Colour] = append(sizes[v.Colour], fmt.Sprintf("%s %d (%s)", v.Size, v.Stock, v.SKU))
 		if v.Stock == 0 {
 			out = append(out, v.Colour+" "+v.Size)
 		}
 	}
-	md := fmt.Sprintf("# %s\n\n%s. %s\n", prod.Name, prod.Price, prod.Description)
-	if len(out) > 0 {
-		md += "\nSold out: " + strings.Join(out, ", ") + ".\n"
+	for _, c := range colours {
+		fmt.Fprintf(&b, "- %s: %s\n", c, strings.Join(sizes[c], ", "))
 	}
-	return md
+	if len(out) > 0 {
+		b.WriteString("\nSold out: " + strings.Join(out, ", ") + ".\n")
+	}
+	return b.String()
 }
 
 // guestCartNeedsCookies is why an anonymous caller whose connection keeps
