@@ -18,7 +18,10 @@ import (
 // and add a size.
 func ProductMD(prod *Product) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# %s\n\n%s. %s\n\nStock by colour and size (SKU):\n", prod.Name, prod.Price, prod.Description)
+	fmt.Fprintf(&b, "# %s\n\n%s. %s\n", prod.Name, prod.Price, prod.Description)
+	if len(prod.Variants) > 0 {
+		b.WriteString("\nStock by colour and size (SKU):\n")
+	}
 	var colours []string
 	sizes := map[string][]string{}
 	var out []string

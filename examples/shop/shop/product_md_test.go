@@ -67,3 +67,11 @@ func TestCheckoutMD_ShowsTheSavedAddress(t *testing.T) {
 		t.Errorf("the new saved address is not shown:\n%s", body)
 	}
 }
+
+// A product without sizes has no stock heading over nothing.
+func TestProductMD_NoVariantsNoHeading(t *testing.T) {
+	md := shop.ProductMD(&shop.Product{Name: "Gift card", Price: shop.Money{Amount: 2500, Currency: "EUR"}, Description: "Any amount"})
+	if strings.Contains(md, "Stock") {
+		t.Errorf("a stock heading without sizes:\n%s", md)
+	}
+}
