@@ -132,7 +132,11 @@ func TestBrowser_NoOrderWithoutThePersonsPasskey(t *testing.T) {
 	fillCheckout("5 Rue du Person")
 	press(t, ctx, `form.checkout button[type=submit]`)
 	waitFor(t, "the person's order", func() bool { return len(orders()) == 1 })
-	time.Sleep(500 * time.Millisecond)
+	// The order's page, loaded: the next navigation must not abort it.
+	waitFor(t, "the order's page", func() bool {
+		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`location.pathname.startsWith("/orders/") && document.readyState === "complete"`))
+		return err == nil && ok
+	})
 	os := orders()
 	if len(os) != 1 || saved() != "5 Rue du Person" {
 		t.Fatalf("the person's order: %d orders, saved address %q", len(os), saved())
@@ -229,6 +233,18 @@ func press(t *testing.T, ctx context.Context, css string) {
 	}
 }
 
+// passkeyListed waits until ctx's page is the account page that lists the
+// passkey just added, fully loaded. The passkey is in the database before
+// the browser has followed the form's answer: a navigation begun in
+// between aborts one of the two (net::ERR_ABORTED, once in CI).
+func passkeyListed(t *testing.T, ctx context.Context) {
+	t.Helper()
+	waitFor(t, "the account page listing the passkey", func() bool {
+		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.readyState === "complete" && !!document.querySelector("ul.passkeys li")`))
+		return err == nil && ok
+	})
+}
+
 // personWithPasskey signs the demo shopper in, in ctx's browser, and
 // enrols a passkey on a virtual authenticator that verifies the user; it
 // returns the switch of the person's verification (their finger on the
@@ -267,6 +283,7 @@ func personWithPasskey(t *testing.T, ctx context.Context, base string, passkeys 
 	}
 	press(t, ctx, `form[data-action="addPasskey"] button[type=submit]`)
 	waitFor(t, "the passkey is added", func() bool { return passkeys() == 1 })
+	passkeyListed(t, ctx)
 	return func(ok bool) {
 		t.Helper()
 		if _, err := chromedp.Call(ctx, webauthn.SetUserVerified, webauthn.SetUserVerifiedParams{AuthenticatorID: added.AuthenticatorID, IsUserVerified: ok}); err != nil {

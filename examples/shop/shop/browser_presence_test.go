@@ -95,6 +95,7 @@ func TestBrowser_PresenceKeepsAnAgentInTheBrowserOut(t *testing.T) {
 		t.Fatalf("adding a passkey: %v", err)
 	}
 	waitFor(t, "the passkey is added", func() bool { return passkeys() == 1 })
+	passkeyListed(t, ctx)
 
 	// An agent asks, with a token, to place an order.
 	agentTok, err := s.Store.CreateToken(bg, demo, "agent")
