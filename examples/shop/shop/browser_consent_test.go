@@ -82,20 +82,11 @@ func TestBrowser_NoOrderWithoutThePersonsPasskey(t *testing.T) {
 		}
 	}
 	// pastTheScript posts the page's first form matching css as a script
-	// can, without the submit event the presence script listens to, and
-	// waits for the answer's page to load: a navigation begun while the
-	// post is still out would abort one of the two (it did once in CI,
-	// when a fixed wait was too short).
+	// can, without the submit event the presence script listens to.
 	pastTheScript := func(css string) {
 		t.Helper()
-		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(function(){var f=document.querySelector(`+strconv.Quote(css)+`);if(!f)return false;window.pastTheScript=true;HTMLFormElement.prototype.submit.call(f);return true})()`))
-		if err != nil || !ok {
-			t.Fatalf("posting %s past the script: %v %v", css, ok, err)
-		}
-		waitFor(t, "the answer to the post past the script", func() bool {
-			loaded, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`!window.pastTheScript && document.readyState === "complete"`))
-			return err == nil && loaded
-		})
+		leavePage(t, ctx, "posting "+css+" past the script",
+			`(function(){var f=document.querySelector(`+strconv.Quote(css)+`);if(!f)return false;HTMLFormElement.prototype.submit.call(f);return true})()`)
 	}
 	presenceRefused := func() {
 		t.Helper()
@@ -231,6 +222,23 @@ func press(t *testing.T, ctx context.Context, css string) {
 	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(css))); err != nil && !strings.Contains(err.Error(), "Could not find node") {
 		t.Fatal(err)
 	}
+}
+
+// leavePage runs js in ctx's page, an expression that sends the page
+// elsewhere (a form's post) and is true when it did, and waits for the
+// page the browser lands on to load: a navigation begun while the post is
+// still out would abort one of the two (net::ERR_ABORTED, in CI, when a
+// fixed wait was too short).
+func leavePage(t *testing.T, ctx context.Context, what, js string) {
+	t.Helper()
+	ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(window.leavingThisPage=true)&&(`+js+`)`))
+	if err != nil || !ok {
+		t.Fatalf("%s: %v %v", what, ok, err)
+	}
+	waitFor(t, what+": the page it lands on", func() bool {
+		loaded, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`!window.leavingThisPage && document.readyState === "complete"`))
+		return err == nil && loaded
+	})
 }
 
 // passkeyListed waits until ctx's page is the account page that lists the
