@@ -15,6 +15,7 @@ import (
 	"github.com/affordances-go/affordances/site"
 	"github.com/affordances-go/affordances/site/inspector"
 	"github.com/affordances-go/affordances/site/sitetest"
+	"github.com/affordances-go/affordances/site/webmcp"
 )
 
 // keysPage is a site with one people-only action (making a key, as a
@@ -33,7 +34,7 @@ func newKeysPage(t *testing.T) *keysPage {
 	kp := &keysPage{}
 	view := template.Must(template.New("keys").Funcs(site.Funcs()).Parse(
 		`<html><head>{{affordancesLink}}</head><body>{{with .Error}}<p>{{.Message}}</p>{{end}}{{actionForm . "makeKey"}}{{actionForm . "note"}}</body></html>`))
-	kp.site = site.New(site.Options{Auth: testAuth, WebMCP: true, Logger: slog.New(slog.DiscardHandler)})
+	kp.site = site.New(site.Options{Auth: testAuth, Logger: slog.New(slog.DiscardHandler)}, webmcp.Extension)
 	p := kp.site.Page("/keys", site.PageOptions{Description: "Keys", View: view,
 		Load: func(r *site.Request) (*site.State, error) { return &site.State{}, nil }})
 	seen := func(r *site.Request) {

@@ -9,7 +9,6 @@ import (
 	"strconv"
 
 	"github.com/affordances-go/affordances/internal/discovery"
-	"github.com/affordances-go/affordances/internal/webmcp"
 	"github.com/affordances-go/affordances/protocol"
 )
 
@@ -28,7 +27,7 @@ import (
 // gives robots.txt its line.
 
 // How agents find what the site offers: the element that advertises a
-// page's graph, the paths of the site's own discovery files and script,
+// page's graph, the paths of the site's own discovery files,
 // and the catalog's media type, as its specification names it.
 const (
 	// LinkTag is the <link rel="affordances"> element that advertises the
@@ -38,9 +37,6 @@ const (
 	LLMsTxtPath        = "/llms.txt"
 	AICatalogPath      = "/.well-known/ai-catalog.json"
 	AICatalogMediaType = "application/ai-catalog+json"
-	// WebMCPScriptPath is where a site with Options.WebMCP serves its
-	// script (see [WebMCPScriptTag]).
-	WebMCPScriptPath = webmcp.Path
 )
 
 // Listing is what the site's discovery says of a door an extension adds

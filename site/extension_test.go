@@ -124,6 +124,37 @@ func TestExtension_Script(t *testing.T) {
 	site.New(site.Options{}, site.ExtensionFunc(func(x *site.Extender) { x.Script(`<img src=x onerror=alert(1)>`) }))
 }
 
+// What extensions add to a page's head goes just before its </head>, in
+// their order, made from the page's own view, whatever the layout; a page
+// without a head is left as it is, and a nil function is refused.
+func TestExtender_Head(t *testing.T) {
+	s := site.New(site.Options{},
+		site.ExtensionFunc(func(x *site.Extender) {
+			x.Head(func(v *site.View) template.HTML { return template.HTML("<meta name=a content=" + v.Route + ">") })
+		}),
+		site.ExtensionFunc(func(x *site.Extender) {
+			x.Head(func(v *site.View) template.HTML { return "<meta name=b>" })
+		}))
+	s.Page("/p", site.PageOptions{View: template.Must(template.New("p").Parse(`<html><head><title>P</title></head><body></body></html>`))})
+	s.Page("/bare", site.PageOptions{View: template.Must(template.New("b").Parse(`<p>no head</p>`))})
+	for path, want := range map[string]string{
+		"/p":    `<html><head><title>P</title><meta name=a content=/p><meta name=b></head><body></body></html>`,
+		"/bare": `<p>no head</p>`,
+	} {
+		w := httptest.NewRecorder()
+		s.ServeHTTP(w, httptest.NewRequest("GET", path, nil))
+		if w.Body.String() != want {
+			t.Errorf("%s: %s, want %s", path, w.Body, want)
+		}
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("a nil head was taken")
+		}
+	}()
+	site.New(site.Options{}, site.ExtensionFunc(func(x *site.Extender) { x.Head(nil) }))
+}
+
 // ServeScript serves an extension's script with the headers of every
 // script of the library, and its tag carries the script's integrity;
 // WriteError answers a site error with its status, as a delta to an agent,

@@ -10,7 +10,6 @@ import (
 
 	"github.com/affordances-go/affordances/internal/htmlform"
 	"github.com/affordances-go/affordances/internal/validate"
-	"github.com/affordances-go/affordances/internal/webmcp"
 	"github.com/affordances-go/affordances/protocol"
 )
 
@@ -81,10 +80,11 @@ func (v *View) Actions() []protocol.ActionDescriptor {
 	return v.actions
 }
 
-// toolActions are the actions the page's WebMCP tools may offer: those
-// of the view but people-only ones, each with its output schema (which
-// graphs leave out), for the tool's outputSchema.
-func (v *View) toolActions() []protocol.ActionDescriptor {
+// AgentActions returns the actions an agent in the person's browser may
+// call from this page: those of [View.Actions] but people-only ones, each
+// with its output schema (which graphs leave out), for a door that offers
+// them as tools there.
+func (v *View) AgentActions() []protocol.ActionDescriptor {
 	out := make([]protocol.ActionDescriptor, 0, len(v.Actions()))
 	for _, d := range v.Actions() {
 		if a := v.page.byName[d.Name]; a != nil && !a.meta.PeopleOnly {
@@ -239,6 +239,37 @@ func (s *Site) htmlFailure(w http.ResponseWriter, hr *http.Request, e *Error) {
 	}
 }
 
+// Head adds what f returns for each page the site renders to that page's
+// head, just before its </head>, whatever the page's layout: data of the
+// page's own that an extension's script reads without a request of its
+// own (the tools of a page, for a door in the person's browser), with the
+// script's tag. f runs once per rendered page, after its template, and
+// must write only what is safe in a head (escape what it embeds).
+func (x *Extender) Head(f func(v *View) template.HTML) {
+	if f == nil {
+		panic("site: Extender.Head(nil)")
+	}
+	x.s.heads = append(x.s.heads, f)
+}
+
+// withHeads adds the extensions' heads (Extender.Head) for v to a
+// rendered page, before its </head>; a page without one is left as it is.
+func (s *Site) withHeads(page []byte, v *View) []byte {
+	if len(s.heads) == 0 {
+		return page
+	}
+	i := bytes.Index(page, []byte("</head>"))
+	if i < 0 {
+		return page
+	}
+	out := make([]byte, 0, len(page)+1024)
+	out = append(out, page[:i]...)
+	for _, f := range s.heads {
+		out = append(out, f(v)...)
+	}
+	return append(out, page[i:]...)
+}
+
 // renderPage renders the page's view with the headers of a page that has
 // a graph. A fault of the site's code on the state while rendering (a
 // guard reading a wrongly typed entity) is a 500, as a template error is.
@@ -261,11 +292,7 @@ func (s *Site) renderPage(w http.ResponseWriter, r *Request, p *Page, v *View, s
 	if w.Header().Get("Set-Cookie") != "" {
 		w.Header().Set("Cache-Control", "private, no-store") // a page that sets a cookie is that person's
 	}
-	body := buf.Bytes()
-	if s.opts.WebMCP {
-		body = webmcp.Inject(body, v.toolActions())
-	}
-	writeHTML(w, r.Request, status, body)
+	writeHTML(w, r.Request, status, s.withHeads(buf.Bytes(), v))
 }
 
 // setCaching sets the Cache-Control of a page's HTML or Markdown: never

@@ -21,9 +21,6 @@ func (s *Site) Index(r *Request) protocol.SiteIndex {
 	if s.needsApprovals() {
 		idx.Extensions = append(idx.Extensions, protocol.ExtensionApprovals)
 	}
-	if s.opts.WebMCP {
-		idx.Extensions = append(idx.Extensions, protocol.ExtensionWebMCP)
-	}
 	if s.opts.Grants.Page != "" {
 		idx.Extensions = append(idx.Extensions, protocol.ExtensionGrants)
 		scopes := s.opts.Grants.Scopes

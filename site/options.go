@@ -35,11 +35,6 @@ type Options struct {
 	// door (a page, a call, a form, MCP, an approval page); a nil result
 	// keeps the request's context.
 	CallerContext func(r *http.Request, c Caller) context.Context
-	// WebMCP serves the script that registers a page's available actions
-	// as WebMCP tools in the person's browser (WebMCPScriptPath), and adds
-	// its tag to the pages the site renders. The library's forms declare
-	// their tools whether or not it is set.
-	WebMCP bool
 	// AuthModes lists the ways agents can authenticate, for the site index.
 	AuthModes []protocol.AuthMode
 	// NotFound answers browsers for pages that do not exist. Default:

@@ -130,3 +130,16 @@ func (s *Site) setHSTS(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Strict-Transport-Security", "max-age="+strconv.FormatInt(int64(s.opts.Security.HSTS.Seconds()), 10))
 	}
 }
+
+// Origin is the site's own origin for r: its first configured origin,
+// else the scheme and host r reached. A proof of the person binds it.
+func (s *Site) Origin(r *http.Request) string {
+	if len(s.origins) > 0 {
+		return s.origins[0]
+	}
+	scheme := "http"
+	if s.Secure(r) {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host
+}

@@ -72,19 +72,6 @@ func (c *Consent) Binding(r *Request, origin string) Binding {
 	return Binding{Origin: origin, Page: c.Page, Action: c.Action, Input: c.Form, Basis: c.ConfirmedBasis, Credential: r.Caller.ID}
 }
 
-// Origin is the site's own origin for r: its first configured origin,
-// else the scheme and host r reached. A proof of the person binds it.
-func (s *Site) Origin(r *http.Request) string {
-	if len(s.origins) > 0 {
-		return s.origins[0]
-	}
-	scheme := "http"
-	if s.Secure(r) {
-		scheme = "https"
-	}
-	return scheme + "://" + r.Host
-}
-
 // canonicalInput is the input as a door had it, in canonical JSON (object
 // keys sorted): a form's fields, or an agent's JSON value.
 func canonicalInput(v any) string {

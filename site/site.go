@@ -15,7 +15,6 @@ import (
 	"github.com/affordances-go/affordances/internal/bearer"
 	"github.com/affordances-go/affordances/internal/negotiate"
 	"github.com/affordances-go/affordances/internal/peer"
-	"github.com/affordances-go/affordances/internal/webmcp"
 	"github.com/affordances-go/affordances/protocol"
 	"github.com/affordances-go/affordances/site/idempotency"
 )
@@ -46,9 +45,10 @@ type Site struct {
 	mounts   []mount   // handlers of the extensions' doors, and the application's mounts
 	listings []Listing // what the discovery says of the extensions' doors
 
-	gates   [stages][]Gate // the extensions' checks at step 6, by stage, in their order
-	scripts template.HTML  // the extensions' script tags, for every rendered page
-	values  sync.Map       // what extensions keep on the site (Extender.SetValue)
+	gates   [stages][]Gate              // the extensions' checks at step 6, by stage, in their order
+	scripts template.HTML               // the extensions' script tags, for every rendered page
+	heads   []func(*View) template.HTML // what extensions add to each rendered page's head (Extender.Head)
+	values  sync.Map                    // what extensions keep on the site (Extender.SetValue)
 
 	crossOrigin []*http.CrossOriginProtection // bypassed for the site's pages (BypassCrossOrigin)
 }
@@ -179,9 +179,6 @@ func (h *handler) build() {
 	mux.Handle(protocol.WellKnownPath, s.middleware(http.HandlerFunc(s.serveIndex), false))
 	for path, file := range s.discoveryFiles() {
 		mux.Handle("GET "+path, s.serveDiscovery(file))
-	}
-	if s.opts.WebMCP {
-		mux.HandleFunc("GET "+WebMCPScriptPath, webmcp.Serve)
 	}
 	if s.needsApprovals() && len(s.gates[StageApproval]) == 0 {
 		s.opts.Logger.Error("affordances: some actions need the person's approval, and the site has no approval gate: their agents' calls will fail until one is plugged in (docs/architecture.md)")

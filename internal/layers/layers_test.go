@@ -107,7 +107,7 @@ func TestSiteAndClientApart(t *testing.T) {
 // on protocol and the internal packages. Of its own subpackages it imports
 // only the two stores whose defaults keep every site safe without
 // configuration, the rate limiter and the idempotency keys; its doors
-// (site/mcp, site/inspector) and its extensions (site/approval,
+// (site/mcp, site/webmcp, site/inspector) and its extensions (site/approval,
 // site/siteotel, the Redis limiter, botauth) plug in through its exported
 // API.
 func TestSiteImportsNoDoorOrExtension(t *testing.T) {
@@ -125,22 +125,21 @@ func TestSiteImportsNoDoorOrExtension(t *testing.T) {
 
 // extensionPackage matches a mention of a door's or an extension's
 // package: its path, or its name used as a qualifier (approval.Mount).
-var extensionPackage = regexp.MustCompile(`site/(approval|presence|mcp|tokens|inspector|siteotel|ratelimit/redislimit)\b|\b(approval|presence|mcp|tokens|inspector|siteotel|redislimit|botauth)\.[A-Z]`)
+var extensionPackage = regexp.MustCompile(`site/(approval|presence|mcp|webmcp|tokens|inspector|siteotel|ratelimit/redislimit)\b|\b(approval|presence|mcp|webmcp|tokens|inspector|siteotel|redislimit|botauth)\.[A-Z]`)
 
 // extensionWord matches an exported name of the core that is an
 // extension's or a door's by its very name.
 var extensionWord = regexp.MustCompile(`MCP|Presence|Passkey|Inspector|Otel|^MountApprovals$|^ApprovalStatus$|^Approvals$|^ApprovalCall$|^ApprovalAsk$|^ErrApprovalNotFound$|^Standing(Approvals|Reasons)$`)
 
 // namedDebts are the exported names of the core that still name an
-// extension or a door: the WebMCP script and two transports' names, yet
-// to move behind the seam. The stages of step 6
+// extension or a door: two transports' names, yet to move behind the
+// seam. The stages of step 6
 // (StagePresence, StageApproval) are the core's own order, not an
 // extension's name (docs/architecture.md, "What the core still names").
 // The list only shrinks: a new name fails, and so does a listed name that
 // is gone (take it off the list).
 var namedDebts = map[string]bool{
 	"TransportMCP": true, "TransportInspector": true,
-	"WebMCP": true, "WebMCPScriptPath": true, "WebMCPScriptIntegrity": true, "WebMCPScriptTag": true,
 }
 
 // TestCoreNamesNoExtension: the files directly in site/ name none of the

@@ -24,6 +24,7 @@ import (
 	"github.com/affordances-go/affordances/site/mcp"
 	"github.com/affordances-go/affordances/site/presence"
 	"github.com/affordances-go/affordances/site/ratelimit"
+	"github.com/affordances-go/affordances/site/webmcp"
 )
 
 //go:embed templates/*.html
@@ -164,15 +165,16 @@ func New(store *Store, opts Options) *App {
 			ParseFS(templateFS, "templates/layout.html", "templates/confirm.html")),
 		Observer: opts.Observer,
 		Agents:   opts.Agents,
+	},
 		// Agents in the person's browser see the actions as WebMCP tools.
-		WebMCP: true,
-	}, site.ExtensionFunc(func(x *site.Extender) {
-		// An order a token's standing approval covers runs at once (grants.go).
-		x.Gate(site.StageStanding, a.standingGate)
-		// Without a passkey, what only the person may do needs a recent
-		// sign-in with the password (recent.go).
-		x.Gate(site.StagePresence, a.recentGate)
-	}))
+		webmcp.Extension,
+		site.ExtensionFunc(func(x *site.Extender) {
+			// An order a token's standing approval covers runs at once (grants.go).
+			x.Gate(site.StageStanding, a.standingGate)
+			// Without a passkey, what only the person may do needs a recent
+			// sign-in with the password (recent.go).
+			x.Gate(site.StagePresence, a.recentGate)
+		}))
 	if a.approvals {
 		// The person approves an agent's order on the site itself.
 		ao := &approval.Options{Store: store.Approvals(), SignInURL: "/login", Logger: opts.Logger, PasskeysURL: "/account#passkeys",

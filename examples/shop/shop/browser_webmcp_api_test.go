@@ -14,6 +14,7 @@ import (
 
 	"github.com/affordances-go/affordances/protocol"
 	"github.com/affordances-go/affordances/site"
+	"github.com/affordances-go/affordances/site/webmcp"
 )
 
 // stampOut is the output of the desk's stamp action.
@@ -28,14 +29,14 @@ type stampOut struct {
 func deskSite(t *testing.T, head template.HTML) string {
 	t.Helper()
 	view := template.Must(template.New("desk").Parse(`<!doctype html><html lang="en"><head>{{.Scripts}}<title>Desk</title></head><body><h1>Desk</h1></body></html>`))
-	s := site.New(site.Options{Name: "Desk", WebMCP: true,
+	s := site.New(site.Options{Name: "Desk",
 		Auth: site.AuthFunc(func(r *http.Request) (site.Caller, error) {
 			if _, err := r.Cookie("s"); err == nil {
 				return site.Caller{ID: "p", Mode: protocol.AuthCookie, SignedIn: true}, nil
 			}
 			return site.Caller{}, nil
 		})},
-		site.ExtensionFunc(func(x *site.Extender) { x.Script(head) }))
+		site.ExtensionFunc(func(x *site.Extender) { x.Script(head) }), webmcp.Extension)
 	var stamps atomic.Int64
 	var closed atomic.Bool
 	p := s.Page("/desk", site.PageOptions{Description: "The desk", View: view,
