@@ -125,7 +125,8 @@ func (c *call) personPresent() bool {
 
 // Transport names the door a call or a graph read came through, for the
 // audit log and the Observer. Who calls decides what a call may do; the
-// transport only says how it arrived.
+// transport only says how it arrived. The core names its own two doors;
+// a door plugged in names itself, with a constant of its package.
 type Transport string
 
 // The site's transports.
@@ -134,12 +135,9 @@ const (
 	TransportAgent Transport = "agent"
 	// TransportForm is an HTML form posted to the page.
 	TransportForm Transport = "form"
-	// TransportMCP is the MCP endpoint.
-	TransportMCP Transport = "mcp"
-	// TransportInspector is the development inspector.
-	TransportInspector Transport = "inspector"
 	// TransportOther is a site's own transport, through Execute or
-	// ReadGraph, that did not name itself.
+	// ReadGraph, that did not name itself. A door names its own (the MCP
+	// endpoint's is "mcp").
 	TransportOther Transport = "other"
 )
 

@@ -87,7 +87,7 @@ type GraphEvent struct {
 	// Route is the page's route in bracket form.
 	Route string
 	// Transport is TransportAgent for a GET of the page, else the
-	// transport that read it (TransportMCP for the endpoint's readPage).
+	// transport that read it ("mcp" for the MCP endpoint's readPage).
 	Transport Transport
 	// Code is CodeOK or the protocol's error code.
 	Code protocol.ErrorCode

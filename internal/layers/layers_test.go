@@ -131,22 +131,11 @@ var extensionPackage = regexp.MustCompile(`site/(approval|presence|mcp|webmcp|to
 // extension's or a door's by its very name.
 var extensionWord = regexp.MustCompile(`MCP|Presence|Passkey|Inspector|Otel|^MountApprovals$|^ApprovalStatus$|^Approvals$|^ApprovalCall$|^ApprovalAsk$|^ErrApprovalNotFound$|^Standing(Approvals|Reasons)$`)
 
-// namedDebts are the exported names of the core that still name an
-// extension or a door: two transports' names, yet to move behind the
-// seam. The stages of step 6
-// (StagePresence, StageApproval) are the core's own order, not an
-// extension's name (docs/architecture.md, "What the core still names").
-// The list only shrinks: a new name fails, and so does a listed name that
-// is gone (take it off the list).
-var namedDebts = map[string]bool{
-	"TransportMCP": true, "TransportInspector": true,
-}
-
 // TestCoreNamesNoExtension: the files directly in site/ name none of the
 // doors and extensions that plug into it, in code, comments or strings;
 // those plug in through the one seam (Extension) and the core knows them
-// only by what they added there. Exported names that still name one are
-// the debts above.
+// only by what they added there. The stages of step 6 (StagePresence,
+// StageApproval) are the core's own order, not an extension's name.
 func TestCoreNamesNoExtension(t *testing.T) {
 	dir := filepath.Join("..", "..", "site")
 	entries, err := os.ReadDir(dir)
@@ -188,13 +177,6 @@ func TestCoreNamesNoExtension(t *testing.T) {
 		})
 	}
 	for n := range seen {
-		if !namedDebts[n] {
-			t.Errorf("package site exports %s, which names an extension or a door: plug it in through the seam instead", n)
-		}
-	}
-	for n := range namedDebts {
-		if !seen[n] {
-			t.Errorf("%s is no longer exported by package site: take it off namedDebts", n)
-		}
+		t.Errorf("package site exports %s, which names an extension or a door: plug it in through the seam instead", n)
 	}
 }

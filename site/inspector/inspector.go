@@ -29,6 +29,10 @@ import (
 // Path?page=/products/heavyweight-tee.
 const Path = "/_affordances/inspector"
 
+// Transport is the inspector's name for its calls and graph reads, in the
+// site's audit log and for its Observer.
+const Transport site.Transport = "inspector"
+
 // maxForm bounds what the inspector's form may post.
 const maxForm = 1 << 20
 
@@ -109,7 +113,7 @@ func (in *inspector) serve(w http.ResponseWriter, hr *http.Request) {
 	if hr.Method == http.MethodPost {
 		in.call(w, hr, &d)
 	}
-	g, err := in.site.ReadGraph(hr, path, site.TransportInspector)
+	g, err := in.site.ReadGraph(hr, path, Transport)
 	if err != nil {
 		d.Error = publicMessage(err)
 	} else {
@@ -155,7 +159,7 @@ func (in *inspector) call(w http.ResponseWriter, hr *http.Request, d *inspectorD
 	if input == "" {
 		input = "{}"
 	}
-	res, err := in.site.Execute(hr, site.Call{Page: d.Path, Transport: site.TransportInspector,
+	res, err := in.site.Execute(hr, site.Call{Page: d.Path, Transport: Transport,
 		Call: protocol.Call{Action: d.Tried, Input: json.RawMessage(input), Confirm: hr.PostFormValue("confirm") == "true"}})
 	delta := res.Delta
 	if e := (*site.Error)(nil); errors.As(err, &e) {

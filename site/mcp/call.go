@@ -61,7 +61,7 @@ func (d *siteDoor) req(ctx context.Context) *http.Request {
 
 // Call implements mcptools.Door.
 func (d *siteDoor) Call(ctx context.Context, c mcptools.DoorCall) mcptools.DoorResult {
-	res, err := d.e.site.Execute(d.req(ctx), site.Call{Page: c.Page, Transport: site.TransportMCP,
+	res, err := d.e.site.Execute(d.req(ctx), site.Call{Page: c.Page, Transport: Transport,
 		Call:  protocol.Call{Action: c.Action, Input: c.Input, Confirm: c.Confirm, Approval: c.Approval},
 		Basis: c.Basis, IdempotencyKey: c.IdempotencyKey})
 	if err == nil {

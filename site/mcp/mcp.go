@@ -42,6 +42,10 @@ import (
 	"github.com/affordances-go/affordances/site"
 )
 
+// Transport is the endpoint's name for its calls and graph reads, in the
+// site's audit log and for its Observer.
+const Transport site.Transport = "mcp"
+
 // Options configure the MCP endpoint. A nil *Options is the defaults.
 type Options struct {
 	// Name and Version name the server to MCP clients. Default: the

@@ -8,7 +8,6 @@ import (
 
 	"github.com/affordances-go/affordances/internal/mcptools"
 	"github.com/affordances-go/affordances/protocol"
-	"github.com/affordances-go/affordances/site"
 )
 
 // readPage answers readPage: the page's graph as structured content and
@@ -21,7 +20,7 @@ func (e *endpoint) readPage(ctx context.Context, req *sdk.CallToolRequest) (*sdk
 		return mcptools.ErrorResult(protocol.Error{Code: protocol.CodeInvalidInput, Message: "page must be a path starting with /",
 			Issues: []protocol.Issue{{Path: "/page", Message: "must be a path starting with /", Keyword: "pattern"}}}), nil
 	}
-	g, err := e.site.ReadGraph(caller(ctx, req), args.Page, site.TransportMCP)
+	g, err := e.site.ReadGraph(caller(ctx, req), args.Page, Transport)
 	if err != nil {
 		return errorResult(err), nil
 	}
