@@ -81,10 +81,10 @@ type decoded struct {
 // all the pipeline knows of the caller: no step reads a request's
 // headers.
 type who struct {
-	r       *Request
-	from    from
-	authErr *Error // a rejected bearer token
-	fail    *Error // the authenticator failed: the call stops, internal
+	r          *Request
+	provenance provenance
+	authErr    *Error // a rejected bearer token
+	fail       *Error // the authenticator failed: the call stops, internal
 }
 
 // admit is where a call starts: past the site's capacity it is refused at
@@ -95,7 +95,7 @@ type who struct {
 func (s *Site) admit(hr *http.Request) (w who, release func(), e *Error) {
 	release, e = s.admission.admit(hr.Context())
 	if e != nil {
-		return who{from: s.fromOf(hr), r: &Request{Request: hr}}, nil, e
+		return who{provenance: s.provenanceOf(hr), r: &Request{Request: hr}}, nil, e
 	}
 	w = s.whoCalls(hr)
 	return w, release, w.fail
@@ -105,7 +105,7 @@ func (s *Site) admit(hr *http.Request) (w who, release func(), e *Error) {
 // of the site (the agent's POST, an HTML form, Execute for MCP and the
 // inspector) finds its caller here, and only here.
 func (s *Site) whoCalls(hr *http.Request) who {
-	w := who{from: s.fromOf(hr)}
+	w := who{provenance: s.provenanceOf(hr)}
 	r, e := s.authenticate(hr)
 	switch {
 	case e == nil:
@@ -143,7 +143,7 @@ func (s *Site) execute(h http.Header, hr *http.Request, p *Page, transport Trans
 	if admitErr != nil {
 		e = admitErr // a call refused for want of a slot is answered 503, whatever its body
 	} else {
-		c.r.byPerson = c.personActs && c.from.navigate
+		c.r.byPerson = c.personActs && c.provenance.navigate
 		c.stepAt(StepDecode, t, took)
 	}
 	var out *outcome

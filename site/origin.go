@@ -23,19 +23,19 @@ func (s *Site) clientAddr(r *http.Request) string {
 	return peer.ClientAddr(r, s.opts.Security.TrustedProxies)
 }
 
-// from is where a call comes from, as its door read it from the request,
+// provenance is where a call comes from, as its door read it from the request,
 // once: the client's address and what the request says of its origin.
 // The pipeline applies the Origin rule and the address limits to this,
 // never to a request's headers.
-type from struct {
+type provenance struct {
 	addr     string // the client's address (Site.ClientAddr)
 	origin   peer.Origin
 	navigate bool // a browser's navigation, or a client that does not say (see navigation)
 }
 
-// fromOf reads where a request comes from.
-func (s *Site) fromOf(r *http.Request) from {
-	return from{addr: s.clientAddr(r), origin: peer.OriginOf(r, peer.HTTPS(r, s.opts.Security.TrustedProxies)), navigate: navigation(r)}
+// provenanceOf reads where a request comes from.
+func (s *Site) provenanceOf(r *http.Request) provenance {
+	return provenance{addr: s.clientAddr(r), origin: peer.OriginOf(r, peer.HTTPS(r, s.opts.Security.TrustedProxies)), navigate: navigation(r)}
 }
 
 // checkOrigin is the Origin rule of every door that runs calls, for the

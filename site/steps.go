@@ -36,7 +36,7 @@ func (c *call) authorize() *Error {
 	if c.authErr != nil {
 		return c.authErr
 	}
-	if e := c.site.checkOrigin(c.from.origin, c.r.Caller); e != nil {
+	if e := c.site.checkOrigin(c.provenance.origin, c.r.Caller); e != nil {
 		return e
 	}
 	if c.act.meta.Expose.NeedsSession() && !c.r.Caller.SignedIn {
@@ -59,7 +59,7 @@ func (c *call) rateLimit() *Error {
 		return e
 	}
 	if c.act.meta.LimitByAddress && c.r.Caller.ID != "" {
-		return c.limit("addr:" + c.from.addr)
+		return c.limit("addr:" + c.provenance.addr)
 	}
 	return nil
 }
@@ -88,7 +88,7 @@ func (c *call) callerKey() string {
 	case c.r.Caller.Agent != "":
 		return "agent:" + c.r.Caller.Agent // one bucket per verified agent, wherever it calls from
 	}
-	return "addr:" + c.from.addr
+	return "addr:" + c.provenance.addr
 }
 
 // validate is step 4: check the input against the action's schema and
