@@ -14,7 +14,6 @@ import (
 	"github.com/affordances-go/affordances/site"
 	"github.com/affordances-go/affordances/site/approval"
 	"github.com/affordances-go/affordances/site/inspector"
-	"github.com/affordances-go/affordances/site/mcp"
 	"github.com/affordances-go/affordances/site/sitetest"
 )
 
@@ -100,7 +99,7 @@ func TestDecision_TheSameThroughEveryDoor(t *testing.T) {
 			for i := 0; i+1 < len(hdr); i += 2 {
 				hr.Header.Set(hdr[i], hdr[i+1])
 			}
-			s.Execute(hr, site.Call{Page: "/p", Transport: mcp.Transport,
+			s.Execute(hr, site.Call{Page: "/p", Transport: site.Transport("mcp"),
 				Call: protocol.Call{Action: action, Input: json.RawMessage(`{}`), Confirm: true}})
 		}},
 		{"inspector", func(c *sitetest.Client, action string, hdr []string) {

@@ -12,7 +12,6 @@ import (
 
 	"github.com/affordances-go/affordances/protocol"
 	"github.com/affordances-go/affordances/site"
-	"github.com/affordances-go/affordances/site/mcp"
 	"github.com/affordances-go/affordances/site/sitetest"
 )
 
@@ -66,7 +65,7 @@ func TestObserver_SeesEveryCallAndGraphRead(t *testing.T) {
 	c.Call("/counter/7", "add", map[string]any{"by": 0})
 	c.Call("/counter/7", "nope", nil)
 	c.PostForm("/counter/7", url.Values{"_action": {"add"}, "by": {"3"}})
-	if _, err := s.Execute(httptest.NewRequest("POST", "/mcp", nil), site.Call{Page: "/counter/7", Transport: mcp.Transport, Call: protocol.Call{Action: "add", Input: json.RawMessage(`{"by":1}`)}}); err != nil {
+	if _, err := s.Execute(httptest.NewRequest("POST", "/mcp", nil), site.Call{Page: "/counter/7", Transport: site.Transport("mcp"), Call: protocol.Call{Action: "add", Input: json.RawMessage(`{"by":1}`)}}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -83,7 +82,7 @@ func TestObserver_SeesEveryCallAndGraphRead(t *testing.T) {
 		{"add", site.TransportAgent, protocol.CodeInvalidInput, "decode,resolve,authorize,rate_limit,validate"},
 		{"", site.TransportAgent, protocol.CodeNotFound, "decode,resolve"},
 		{"add", site.TransportForm, site.CodeOK, "decode,resolve,authorize,rate_limit,validate,guard,confirm,run"},
-		{"add", mcp.Transport, site.CodeOK, "decode,resolve,authorize,rate_limit,validate,guard,confirm,run"},
+		{"add", site.Transport("mcp"), site.CodeOK, "decode,resolve,authorize,rate_limit,validate,guard,confirm,run"},
 	}
 	if len(rec.calls) != len(want) {
 		t.Fatalf("%d calls observed, want %d: %+v", len(rec.calls), len(want), rec.calls)
