@@ -197,7 +197,7 @@ func TestBrowser_NoOrderWithoutThePersonsPasskey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	press(t, other, "form.buy button[type=submit]")
+	pressAndLand(t, other, "form.buy button[type=submit]")
 	waitFor(t, "the other shopper's cart", func() bool {
 		c, err := s.Store.Cart(bg, shop.CartOwner{UserID: otherID})
 		return err == nil && len(c.Lines) > 0
@@ -222,6 +222,21 @@ func press(t *testing.T, ctx context.Context, css string) {
 	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(css))); err != nil && !strings.Contains(err.Error(), "Could not find node") {
 		t.Fatal(err)
 	}
+}
+
+// pressAndLand presses the button css names, which posts its form, and
+// waits for the page the browser lands on to load, as leavePage does: the
+// store has the form's effect before the browser has followed its answer.
+func pressAndLand(t *testing.T, ctx context.Context, css string) {
+	t.Helper()
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`window.leavingThisPage=true`)); err != nil {
+		t.Fatal(err)
+	}
+	press(t, ctx, css)
+	waitFor(t, "pressing "+css+": the page it lands on", func() bool {
+		loaded, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`!window.leavingThisPage && document.readyState === "complete"`))
+		return err == nil && loaded
+	})
 }
 
 // leavePage runs js in ctx's page, an expression that sends the page

@@ -212,11 +212,11 @@ func TestBrowser_PresenceKeepsAnAgentInTheBrowserOut(t *testing.T) {
 		t.Fatal(err)
 	}
 	verify(true)
-	err = chromedp.Do(ctx, chromedp.Navigate(base+u), chromedp.WaitVisible(chromedp.CSS(`button[value="approve"]`)),
-		chromedp.Click(chromedp.CSS(`button[value="approve"]`)))
+	err = chromedp.Do(ctx, chromedp.Navigate(base+u), chromedp.WaitVisible(chromedp.CSS(`button[value="approve"]`)))
 	if err != nil {
 		t.Fatal(err)
 	}
+	pressAndLand(t, ctx, `button[value="approve"]`)
 	waitFor(t, "the person's approval", func() bool { return state() == approval.Approved })
 	if d := agentCall("/checkout", `{"action":"placeOrder","confirm":true}`, id); !d.OK || s.Orders(t) != 1 {
 		t.Fatalf("the approved order: %+v, %d orders", d, s.Orders(t))
