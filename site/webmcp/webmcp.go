@@ -11,10 +11,11 @@
 // the "webmcp" extension.
 //
 // A tool's call is the agent's call of the protocol, with the person's
-// cookie and the site's Origin, through the same pipeline as any other;
-// an action that changes something is only filled in by the tool and
-// sent by the person's press of its form's button. The forms the library
-// writes declare their tools whether or not this door is plugged in.
+// cookie and the site's Origin, through the same pipeline as any other,
+// and a confirm action never runs from a tool: the person confirms it on
+// the page. The forms the library writes declare their own tools (filled
+// in by the agent, sent by the person's press of the button) whether or
+// not this door is plugged in.
 package webmcp
 
 import (
