@@ -229,27 +229,38 @@ func press(t *testing.T, ctx context.Context, css string) {
 // store has the form's effect before the browser has followed its answer.
 func pressAndLand(t *testing.T, ctx context.Context, css string) {
 	t.Helper()
-	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`window.leavingThisPage=true`)); err != nil {
-		t.Fatal(err)
-	}
+	leaving(t, ctx)
 	press(t, ctx, css)
-	waitFor(t, "pressing "+css+": the page it lands on", func() bool {
-		loaded, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`!window.leavingThisPage && document.readyState === "complete"`))
-		return err == nil && loaded
-	})
+	landed(t, ctx, "pressing "+css)
 }
 
 // leavePage runs js in ctx's page, an expression that sends the page
 // elsewhere (a form's post) and is true when it did, and waits for the
-// page the browser lands on to load: a navigation begun while the post is
-// still out would abort one of the two (net::ERR_ABORTED, in CI, when a
-// fixed wait was too short).
+// page the browser lands on to load.
 func leavePage(t *testing.T, ctx context.Context, what, js string) {
 	t.Helper()
-	ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(window.leavingThisPage=true)&&(`+js+`)`))
+	leaving(t, ctx)
+	ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](js))
 	if err != nil || !ok {
 		t.Fatalf("%s: %v %v", what, ok, err)
 	}
+	landed(t, ctx, what)
+}
+
+// leaving marks ctx's page, so that landed knows when another has loaded.
+func leaving(t *testing.T, ctx context.Context) {
+	t.Helper()
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`window.leavingThisPage=true`)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// landed waits until ctx's page is no longer the one leaving marked and
+// has loaded: a navigation begun while a form's post is still out would
+// abort one of the two (net::ERR_ABORTED, in CI, when a fixed wait or a
+// check of the database alone was all a test waited for).
+func landed(t *testing.T, ctx context.Context, what string) {
+	t.Helper()
 	waitFor(t, what+": the page it lands on", func() bool {
 		loaded, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`!window.leavingThisPage && document.readyState === "complete"`))
 		return err == nil && loaded
