@@ -23,10 +23,10 @@ func (s *Site) clientAddr(r *http.Request) string {
 	return peer.ClientAddr(r, s.opts.Security.TrustedProxies)
 }
 
-// provenance is where a call comes from, as its door read it from the request,
-// once: the client's address and what the request says of its origin.
-// The pipeline applies the Origin rule and the address limits to this,
-// never to a request's headers.
+// provenance is where a call comes from, as its door read it from the
+// request, once: the client's address and what the request says of its
+// origin. The pipeline applies the Origin rule and the address limits to
+// this, never to a request's headers.
 type provenance struct {
 	addr     string // the client's address (Site.ClientAddr)
 	origin   peer.Origin

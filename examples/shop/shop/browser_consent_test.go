@@ -88,13 +88,6 @@ func TestBrowser_NoOrderWithoutThePersonsPasskey(t *testing.T) {
 		leavePage(t, ctx, "posting "+css+" past the script",
 			`(function(){var f=document.querySelector(`+strconv.Quote(css)+`);if(!f)return false;HTMLFormElement.prototype.submit.call(f);return true})()`)
 	}
-	presenceRefused := func() {
-		t.Helper()
-		waitFor(t, "the script says the passkey did not confirm", func() bool {
-			text, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`(document.querySelector(".presence-error")||{}).textContent||""`))
-			return strings.Contains(text, "did not confirm")
-		})
-	}
 
 	// The agent's turn: the person's finger is not on the phone.
 	addToCart()
@@ -111,7 +104,7 @@ func TestBrowser_NoOrderWithoutThePersonsPasskey(t *testing.T) {
 	}
 	fillCheckout("1 Agent Way")
 	press(t, ctx, `form.checkout button[type=submit]`)
-	presenceRefused()
+	presenceRefused(t, ctx)
 	fillCheckout("1 Agent Way")
 	pastTheScript("form.checkout")
 	if n := len(orders()); n != 0 || saved() != personsStreet {
@@ -154,7 +147,7 @@ func TestBrowser_NoOrderWithoutThePersonsPasskey(t *testing.T) {
 	}
 	cancel()
 	press(t, ctx, `main form[data-presence] button[type=submit]`)
-	presenceRefused()
+	presenceRefused(t, ctx)
 	cancel()
 	pastTheScript("main form[data-presence]")
 	if st := status(id); st != "placed" {
@@ -222,6 +215,17 @@ func press(t *testing.T, ctx context.Context, css string) {
 	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(css))); err != nil && !strings.Contains(err.Error(), "Could not find node") {
 		t.Fatal(err)
 	}
+}
+
+// presenceRefused waits until ctx's page says the person's passkey did
+// not confirm (the presence script's error): the press asked for the
+// person, who did not verify, and nothing was posted.
+func presenceRefused(t *testing.T, ctx context.Context) {
+	t.Helper()
+	waitFor(t, "the script says the passkey did not confirm", func() bool {
+		text, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`(document.querySelector(".presence-error")||{}).textContent||""`))
+		return strings.Contains(text, "did not confirm")
+	})
 }
 
 // pressAndLand presses the button css names, which posts its form, and

@@ -147,10 +147,7 @@ func TestBrowser_PresenceKeepsAnAgentInTheBrowserOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the script says the passkey did not confirm", func() bool {
-		text, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`(document.querySelector(".presence-error")||{}).textContent||""`))
-		return strings.Contains(text, "did not confirm")
-	})
+	presenceRefused(t, ctx)
 	// 2. It posts the approval form past the script.
 	leavePage(t, ctx, "posting the approval past the script", `(function(){var f=document.querySelector("form.decide");var i=document.createElement("input");i.type="hidden";i.name="_decision";i.value="approve";f.appendChild(i);HTMLFormElement.prototype.submit.call(f);return true})()`)
 	// 3. It creates a token and revokes one by clicking the account page,
@@ -163,10 +160,7 @@ func TestBrowser_PresenceKeepsAnAgentInTheBrowserOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the script says the passkey did not confirm the token", func() bool {
-		text, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`(document.querySelector(".presence-error")||{}).textContent||""`))
-		return strings.Contains(text, "did not confirm")
-	})
+	presenceRefused(t, ctx)
 	leavePage(t, ctx, "posting the token form past the script", `(function(){var f=document.querySelector('form[data-action="createToken"]');HTMLFormElement.prototype.submit.call(f);return true})()`)
 	// 4. It calls createToken and revokeToken as JSON with the cookie (a
 	// WebMCP tool's call), and reads the tools the page offers.
