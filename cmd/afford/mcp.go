@@ -10,6 +10,8 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/affordances-go/affordances/internal/mdpage"
+
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/affordances-go/affordances/botauth"
@@ -51,6 +53,7 @@ type bridge struct {
 	base    *url.URL
 	opts    bridgeOptions
 	tools   map[string]*mcptools.Tool
+	list    []*mcptools.Tool       // the tools in the order of the routes
 	confirm *mcptools.Confirmation // the confirmation flow, shared with the site's endpoint
 }
 
@@ -75,7 +78,9 @@ func newBridge(ctx context.Context, siteURL string, opts bridgeOptions) (*sdk.Se
 	}
 	srv := sdk.NewServer(&sdk.Implementation{Name: "afford mcp: " + name, Version: "0"},
 		&sdk.ServerOptions{Instructions: mcptools.Instructions})
-	for _, t := range mcptools.Describe(idx.Routes) {
+	b.list = mcptools.Describe(idx.Routes)
+	b.confirm.Runner = func(route string) mdpage.Runner { return mcptools.PageRunner(b.list, route, false) }
+	for _, t := range b.list {
 		b.tools[t.Def.Name] = t
 		srv.AddTool(t.Def, b.call(t))
 	}
@@ -155,7 +160,7 @@ func (b *bridge) readPage(ctx context.Context, req *sdk.CallToolRequest) (*sdk.C
 	if err != nil {
 		return clientErrorResult(err), nil
 	}
-	return mcptools.GraphResult(g), nil
+	return mcptools.GraphResult(g, mcptools.PageRunner(b.list, g.Route, false)), nil
 }
 
 func (b *bridge) siteIndex(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/affordances-go/affordances/internal/mdpage"
+
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/affordances-go/affordances/protocol"
@@ -79,6 +81,10 @@ type Confirmation struct {
 	Wait time.Duration
 	// Poll is how often the approval is read while waiting. Default: 1 s.
 	Poll time.Duration
+	// Runner is how the model runs the actions of a page of a route
+	// (PageRunner), for the actions a call's text says changed. Default:
+	// each by the tool of its name.
+	Runner func(route string) mdpage.Runner
 }
 
 // confirmKey names the confirmation among a result's input requests.
@@ -252,7 +258,11 @@ func (cf *Confirmation) ttl() time.Duration {
 func (cf *Confirmation) result(t *Tool, r DoorResult) *sdk.CallToolResult {
 	d := r.Delta
 	if d.OK || d.Error == nil {
-		res := DeltaResult(d)
+		var run mdpage.Runner
+		if cf.Runner != nil {
+			run = cf.Runner(t.Route)
+		}
+		res := DeltaResult(d, run)
 		if r.Replayed {
 			res.Meta = sdk.Meta{ReplayedMeta: true}
 		}

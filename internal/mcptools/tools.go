@@ -343,26 +343,42 @@ func ErrorResult(pe protocol.Error) *sdk.CallToolResult {
 }
 
 // DeltaResult is the result of a successful call: the delta as structured
-// content, its message as text.
-func DeltaResult(d protocol.Delta) *sdk.CallToolResult {
-	text := d.Message
-	if text == "" {
-		text = "Done."
-	}
-	return &sdk.CallToolResult{StructuredContent: d, Content: []sdk.Content{&sdk.TextContent{Text: text}}}
+// content, for a program, and as Markdown in the text (mdpage.Delta: its
+// message, output, what changed and where to go next), for the model. A
+// host hands the model one or the other, most the text; either says
+// everything.
+func DeltaResult(d protocol.Delta, run mdpage.Runner) *sdk.CallToolResult {
+	return &sdk.CallToolResult{StructuredContent: d, Content: []sdk.Content{&sdk.TextContent{Text: mdpage.Delta(d, run)}}}
 }
 
-// GraphResult is the result of readPage: the graph as structured content,
-// its md (or a line saying where the graph is) as text. The md is in the
-// text only: a host that hands the model both would pay for it twice.
-func GraphResult(g *protocol.Graph) *sdk.CallToolResult {
-	text := g.MD
-	if text == "" {
-		text = "The graph of " + g.Page + " (route " + g.Route + ") is in the structured content."
-	}
+// GraphResult is the result of readPage: the page as Markdown in the text
+// (mdpage.Render: its md or its entities, its actions and how to run them
+// with run, its links), for the model, and the graph as structured content,
+// for a program. The md is in the text only: a host that hands the model
+// both would pay for it twice.
+func GraphResult(g *protocol.Graph, run mdpage.Runner) *sdk.CallToolResult {
 	without := *g
 	without.MD = ""
-	return &sdk.CallToolResult{StructuredContent: &without, Content: []sdk.Content{&sdk.TextContent{Text: text}}}
+	return &sdk.CallToolResult{StructuredContent: &without, Content: []sdk.Content{&sdk.TextContent{Text: mdpage.Render(*g, g.Page, run)}}}
+}
+
+// PageRunner is how a model runs the actions of a page of route over MCP:
+// each by its own tool among tools, which carries its input schema; or,
+// on the lean list, with callAction, which carries the input that the
+// page's text then writes.
+func PageRunner(tools []*Tool, route string, lean bool) mdpage.Runner {
+	if lean {
+		return mdpage.Runner{Inputs: true, How: "Run an action with " + CallActionName + ": this page's path, the action's name and its input."}
+	}
+	return mdpage.Runner{How: "Run an action with its tool; a tool that takes a page is given this page's path.",
+		Tool: func(action string) string {
+			for _, t := range tools {
+				if t.Route == route && t.Action.Name == action {
+					return t.Def.Name
+				}
+			}
+			return ""
+		}}
 }
 
 // IndexResult is the result of siteIndex: the index as Markdown (each

@@ -14,9 +14,9 @@ import (
 // and message, the entities that changed (compact JSON, which is what the
 // delta says), the actions that became available or went away, and where
 // to go next. It is what the agent needs to see the outcome without
-// reading the page again. forTools leaves out the inputs of the actions
-// that changed, as Render does.
-func Delta(d protocol.Delta, forTools bool) string {
+// reading the page again. The actions that changed are written as Render
+// writes them for run.
+func Delta(d protocol.Delta, run Runner) string {
 	var sections []string // each without its trailing newline, joined by a blank line
 	var b strings.Builder
 	switch {
@@ -61,7 +61,7 @@ func Delta(d protocol.Delta, forTools bool) string {
 	if len(d.ActionsAdded) > 0 {
 		var a strings.Builder
 		for _, ad := range d.ActionsAdded {
-			writeAction(&a, ad, !forTools)
+			writeAction(&a, ad, run)
 		}
 		sections = append(sections, "## Actions that changed", strings.TrimRight(a.String(), "\n"))
 	}

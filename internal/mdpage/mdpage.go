@@ -15,12 +15,33 @@ import (
 	"github.com/affordances-go/affordances/protocol"
 )
 
-// Render writes g as Markdown. title heads the document when the page's
-// md does not start with a heading of its own. forTools is for a reader
-// that calls the page's actions as tools carrying their inputs (WebMCP):
-// each action is written without its input, and the closing line says
-// the actions are tools instead of how to POST them.
-func Render(g protocol.Graph, title string, forTools bool) string {
+// Runner says how the reader of a page runs its actions, which decides
+// how Render writes them: with their inputs or not, under which tool's
+// name, and the line after them that says how to run one.
+type Runner struct {
+	// Inputs writes each action's input in words, for a reader that
+	// sends it (a POST, a generic tool); one whose tools carry their own
+	// schemas needs none.
+	Inputs bool
+	// Tool, when set, names the tool that runs an action on this page,
+	// written beside the action when the two names differ.
+	Tool func(action string) string
+	// How is the line after the actions.
+	How string
+}
+
+// The two readers of a page's Markdown over HTTP: an agent that POSTs its
+// calls to the page, and one that calls the page's actions as tools
+// carrying their inputs (WebMCP).
+var (
+	Post      = Runner{Inputs: true, How: "To run an action, POST `{\"action\": NAME, \"input\": {…}}` to this page with `Content-Type: " + protocol.MediaType + "`."}
+	PageTools = Runner{How: "Each action available now is one of this page's tools, by its name."}
+)
+
+// Render writes g as Markdown for a reader that runs its actions as run
+// says. title heads the document when the page's md does not start with a
+// heading of its own.
+func Render(g protocol.Graph, title string, run Runner) string {
 	var b strings.Builder
 	md := strings.TrimSpace(g.MD)
 	if !strings.HasPrefix(md, "# ") {
@@ -35,12 +56,10 @@ func Render(g protocol.Graph, title string, forTools bool) string {
 	if len(g.Actions) > 0 {
 		b.WriteString("## Actions\n\n")
 		for _, a := range g.Actions {
-			writeAction(&b, a, !forTools)
+			writeAction(&b, a, run)
 		}
-		if forTools {
-			b.WriteString("\nEach action available now is one of this page's tools, by its name.\n\n")
-		} else {
-			fmt.Fprintf(&b, "\nTo run an action, POST `{\"action\": NAME, \"input\": {…}}` to this page with `Content-Type: %s`.\n\n", protocol.MediaType)
+		if run.How != "" {
+			b.WriteString("\n" + run.How + "\n\n")
 		}
 	}
 	if nav := linksToList(g.Nav, md); len(nav) > 0 {
@@ -95,11 +114,16 @@ func writeEntities(b *strings.Builder, entities map[string]any) {
 	}
 }
 
-// writeAction writes one action as a list item: its name, what it does,
-// whether it can run now and why not, who may run it, and its input
-// (withInput).
-func writeAction(b *strings.Builder, a protocol.ActionDescriptor, withInput bool) {
+// writeAction writes one action as a list item: its name (and its tool's,
+// when another), what it does, whether it can run now and why not, who
+// may run it, and its input (Runner.Inputs).
+func writeAction(b *strings.Builder, a protocol.ActionDescriptor, run Runner) {
 	fmt.Fprintf(b, "- `%s`", a.Name)
+	if run.Tool != nil {
+		if t := run.Tool(a.Name); t != "" && t != a.Name {
+			fmt.Fprintf(b, " (tool `%s`)", t)
+		}
+	}
 	if a.Description != "" {
 		fmt.Fprintf(b, ": %s", oneLine(a.Description))
 	}
@@ -115,7 +139,7 @@ func writeAction(b *strings.Builder, a protocol.ActionDescriptor, withInput bool
 		fmt.Fprintf(b, " (when %s)", oneLine(a.Guard))
 	}
 	writeNeeds(b, a.Expose)
-	if in := inputWords(a.Input); withInput && in != "" {
+	if in := inputWords(a.Input); run.Inputs && in != "" {
 		b.WriteString(". Input: " + in) // a tool has its input's schema itself
 	}
 	b.WriteString(".\n")

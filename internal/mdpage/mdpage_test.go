@@ -19,7 +19,7 @@ func TestRender_LinksTheMDShowsAreNotRepeated(t *testing.T) {
 			{To: "/cart", Label: "Cart"},
 		},
 	}
-	got := Render(g, "Catalog", false)
+	got := Render(g, "Catalog", Post)
 	links := got[strings.Index(got, "## Links"):]
 	want := "## Links\n\n- [Mug](/products/mug), when to see the mug\n- [Tee shirt](/products/tee-shirt)\n- [Cart](/cart)\n"
 	if links != want {
@@ -27,12 +27,12 @@ func TestRender_LinksTheMDShowsAreNotRepeated(t *testing.T) {
 	}
 	// Every link shown already: no Links section at all.
 	g.Nav = g.Nav[:1]
-	if got := Render(g, "Catalog", false); strings.Contains(got, "## Links") {
+	if got := Render(g, "Catalog", Post); strings.Contains(got, "## Links") {
 		t.Errorf("an empty Links section:\n%s", got)
 	}
 	// Without md, the page's entities show no links: all are listed.
 	g.MD, g.Entities = "", map[string]any{"n": 1}
-	if got := Render(g, "Catalog", false); !strings.Contains(got, "- [Tee](/products/tee)\n") {
+	if got := Render(g, "Catalog", Post); !strings.Contains(got, "- [Tee](/products/tee)\n") {
 		t.Errorf("without md:\n%s", got)
 	}
 }

@@ -37,7 +37,7 @@ func (e *endpoint) callAction(ctx context.Context, req *sdk.CallToolRequest) (*s
 		if r.Delta.Error != nil {
 			return mcptools.ErrorResult(*r.Delta.Error), nil
 		}
-		return mcptools.DeltaResult(r.Delta), nil
+		return mcptools.DeltaResult(r.Delta, mcptools.PageRunner(nil, "", true)), nil
 	}
 	params := *req.Params
 	params.Arguments = args

@@ -59,5 +59,5 @@ func ExampleMount() {
 	// add
 	// readPage
 	// siteIndex
-	// false The counter is at 3.
+	// false Done: The counter is at 3.
 }

@@ -35,6 +35,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/affordances-go/affordances/internal/mdpage"
+
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/affordances-go/affordances/internal/mcptools"
@@ -131,7 +133,8 @@ func Handler(s *site.Site, opts *Options) http.Handler {
 		o.Logger = slog.Default()
 	}
 	e := &endpoint{site: s, opts: o}
-	e.confirm = &mcptools.Confirmation{Secret: o.Secret, Used: mcptools.NewNonces(), TTL: o.ConfirmTTL, Wait: o.ApprovalWait}
+	e.confirm = &mcptools.Confirmation{Secret: o.Secret, Used: mcptools.NewNonces(), TTL: o.ConfirmTTL, Wait: o.ApprovalWait,
+		Runner: func(route string) mdpage.Runner { return mcptools.PageRunner(e.list, route, e.opts.Lean) }}
 	return e
 }
 

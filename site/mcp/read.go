@@ -11,7 +11,8 @@ import (
 )
 
 // readPage answers readPage: the page's graph as structured content and
-// its md (or a short line) as text.
+// the page as Markdown in the text, its actions run as this endpoint runs
+// them.
 func (e *endpoint) readPage(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 	var args struct {
 		Page string `json:"page"`
@@ -24,7 +25,7 @@ func (e *endpoint) readPage(ctx context.Context, req *sdk.CallToolRequest) (*sdk
 	if err != nil {
 		return errorResult(err), nil
 	}
-	return mcptools.GraphResult(g), nil
+	return mcptools.GraphResult(g, mcptools.PageRunner(e.list, g.Route, e.opts.Lean)), nil
 }
 
 // siteIndex answers siteIndex with the index as this caller sees it.
