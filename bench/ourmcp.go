@@ -9,6 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/affordances-go/affordances/bench/tasks"
 	"github.com/affordances-go/affordances/client"
 	"github.com/affordances-go/affordances/examples/shop/shop"
 	"github.com/affordances-go/affordances/protocol"
@@ -79,24 +80,26 @@ func ourMCPCompare(ctx context.Context, e *Env, smoke bool) ([]Row, error) {
 
 // ourMCPTexts runs the tee purchase through the store's /mcp and returns
 // what a host reads: the tools/list result, and per tool call its
-// arguments and its whole result, as JSON.
-func ourMCPTexts(ctx context.Context, e *Env, base string) (toolList string, steps []string, err error) {
+// arguments and what the model reads of its result (tasks.ModelText);
+// both is the whole purchase for a host that hands its model a result's
+// structured content beside its text.
+func ourMCPTexts(ctx context.Context, e *Env, base string) (toolList string, steps []string, both string, err error) {
 	return ourMCPPurchase(ctx, e, base, false)
 }
 
 // ourMCPPurchase is the purchase through /mcp, on the per-action tool
 // list or on the lean one (callAction).
-func ourMCPPurchase(ctx context.Context, e *Env, base string, lean bool) (toolList string, steps []string, err error) {
+func ourMCPPurchase(ctx context.Context, e *Env, base string, lean bool) (toolList string, steps []string, both string, err error) {
 	cs, err := ourSession(ctx, e, base, func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 		return &mcp.ElicitResult{Action: "accept"}, nil
 	})
 	if err != nil {
-		return "", nil, err
+		return "", nil, "", err
 	}
 	defer cs.Close()
 	list, err := cs.ListTools(ctx, nil)
 	if err != nil {
-		return "", nil, err
+		return "", nil, "", err
 	}
 	b, _ := json.Marshal(list)
 	toolList = string(b)
@@ -116,19 +119,21 @@ func ourMCPPurchase(ctx context.Context, e *Env, base string, lean bool) (toolLi
 			{"callAction", map[string]any{"page": "/checkout", "action": "placeOrder"}},
 		}
 	}
+	var whole strings.Builder
 	for _, step := range purchase {
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: step.tool, Arguments: step.args})
 		if err != nil {
-			return "", nil, err
+			return "", nil, "", err
 		}
 		if res.IsError {
-			return "", nil, fmt.Errorf("%s: %v", step.tool, res.Content)
+			return "", nil, "", fmt.Errorf("%s: %v", step.tool, res.Content)
 		}
 		args, _ := json.Marshal(step.args)
+		steps = append(steps, step.tool+" "+string(args)+"\n"+tasks.ModelText(res)+"\n")
 		b, _ := json.Marshal(res)
-		steps = append(steps, step.tool+" "+string(args)+"\n"+string(b)+"\n")
+		whole.WriteString(step.tool + " " + string(args) + "\n" + string(b) + "\n")
 	}
-	return toolList, steps, nil
+	return toolList, steps, whole.String(), nil
 }
 
 // bareSameWork is an MCP server written with the MCP Go SDK alone whose

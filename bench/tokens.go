@@ -107,12 +107,12 @@ func tokens(ctx context.Context, e *Env, _ bool) ([]Row, error) {
 
 	// The same through the store's own MCP endpoint.
 	e.resetCart(ctx)
-	ourTools, ourSteps, err := ourMCPTexts(ctx, e, base)
+	ourTools, ourSteps, ourBoth, err := ourMCPTexts(ctx, e, base)
 	if err != nil {
 		return nil, fmt.Errorf("the purchase through /mcp: %w", err)
 	}
 	ourCalls := len(ourSteps)
-	texts["ours:tools"], texts["ours:task"] = ourTools, strings.Join(ourSteps, "")
+	texts["ours:tools"], texts["ours:task"], texts["ours:both"] = ourTools, strings.Join(ourSteps, ""), ourBoth
 	for i, t := range ourSteps {
 		texts[fmt.Sprintf("ours:step%d", i)] = t
 	}
@@ -124,7 +124,7 @@ func tokens(ctx context.Context, e *Env, _ bool) ([]Row, error) {
 	if err != nil {
 		return nil, err
 	}
-	leanTools, leanSteps, err := ourMCPPurchase(ctx, e, leanBase, true)
+	leanTools, leanSteps, _, err := ourMCPPurchase(ctx, e, leanBase, true)
 	stopLean()
 	if err != nil {
 		return nil, fmt.Errorf("the purchase through the lean /mcp: %w", err)
@@ -207,8 +207,9 @@ func tokens(ctx context.Context, e *Env, _ bool) ([]Row, error) {
 		Baseline: fmt.Sprintf("%d tokens, %d tool calls", tp, len(pw.Task)),
 		Ratio:    fmt.Sprintf("%.3f", float64(to)/float64(tp)),
 		Goal:     "≤ 0.15", Met: met(float64(to) <= 0.15*float64(tp)),
-		Note: fmt.Sprintf("per tool call (arguments and whole result): readPage %d, addToCart %d, placeOrder (approved through elicitation) %d",
-			n["ours:step0"], n["ours:step1"], n["ours:step2"])})
+		Note: fmt.Sprintf("per tool call (arguments and the result's text, which a host hands its model): readPage %d, addToCart %d, placeOrder (approved through elicitation) %d; "+
+			"a host that also hands it the structured content: %d tokens, %.3f",
+			n["ours:step0"], n["ours:step1"], n["ours:step2"], n["ours:both"]+n["ours:tools"], float64(n["ours:both"]+n["ours:tools"])/float64(tp))})
 	tl := n["lean:task"] + n["lean:tools"]
 	rows = append(rows, Row{Name: "task: buy one black M heavyweight tee through our /mcp, lean tool list",
 		Ours:     fmt.Sprintf("%d tokens (tool list %d), %d tool calls", tl, n["lean:tools"], len(leanSteps)),

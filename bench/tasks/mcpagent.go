@@ -117,7 +117,8 @@ func (a *MCPAgent) connect(ctx context.Context, hc *http.Client) (*mcp.ClientSes
 // Close ends the session.
 func (a *MCPAgent) Close() { a.cs.Close() }
 
-// call calls a tool and logs its arguments and its whole result.
+// call calls a tool and logs its arguments and what the model reads of its
+// result (ModelText).
 func (a *MCPAgent) call(ctx context.Context, name string, args map[string]any) (*mcp.CallToolResult, error) {
 	res, err := a.cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
 	w, _ := json.Marshal(map[string]any{"name": name, "arguments": args})
@@ -132,9 +133,28 @@ func (a *MCPAgent) call(ctx context.Context, name string, args map[string]any) (
 		a.log.add(part, string(w), "")
 		return nil, err
 	}
-	r, _ := json.Marshal(res)
-	a.log.add(part, string(w), string(r))
+	a.log.add(part, string(w), ModelText(res))
 	return res, nil
+}
+
+// ModelText is what a host hands its model of a tool's result: its text,
+// or its structured content as JSON when it has no text, as kimi-code and
+// hermes-agent do (they stopped forwarding both, which paid twice for the
+// same data). The Playwright paths count their results' text the same
+// way. The script itself decides from the structured content, on
+// the premise, tested in site/mcp, that the text says the same.
+func ModelText(res *mcp.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range res.Content {
+		if t, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(t.Text)
+		}
+	}
+	if b.Len() == 0 && res.StructuredContent != nil {
+		j, _ := json.Marshal(res.StructuredContent)
+		return string(j)
+	}
+	return b.String()
 }
 
 // Read implements Agent: it reads a page.
