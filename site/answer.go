@@ -179,7 +179,7 @@ func (s *Site) serveMarkdown(w http.ResponseWriter, hr *http.Request, p *Page) {
 		title = p.route
 	}
 	p.setCaching(h, r, http.StatusOK)
-	writeMarkdown(w, hr, http.StatusOK, mdpage.Render(g, title, markdownRunner(hr)))
+	writeMarkdown(w, hr, http.StatusOK, mdpage.Render(g, title, mdpage.Over(negotiate.MarkdownForTools(hr))))
 }
 
 func writeMarkdown(w http.ResponseWriter, r *http.Request, status int, body string) {
@@ -192,13 +192,4 @@ func writeMarkdown(w http.ResponseWriter, r *http.Request, status int, body stri
 	if r.Method != http.MethodHead {
 		w.Write([]byte(body))
 	}
-}
-
-// markdownRunner is how the reader of a Markdown answer runs the page's
-// actions: as the page's tools (WebMCP), or by POSTing them.
-func markdownRunner(hr *http.Request) mdpage.Runner {
-	if negotiate.MarkdownForTools(hr) {
-		return mdpage.PageTools
-	}
-	return mdpage.Post
 }

@@ -36,7 +36,7 @@ func writeDelta(w http.ResponseWriter, r *http.Request, status int, d protocol.D
 		if d.Redirect != "" {
 			h.Set("Link", "<"+d.Redirect+`>; rel="next"`) // where a form would have led
 		}
-		writeMarkdown(w, r, status, mdpage.Delta(d, markdownRunner(r)))
+		writeMarkdown(w, r, status, mdpage.Delta(d, mdpage.Over(negotiate.MarkdownForTools(r))))
 		return
 	}
 	b, err := json.Marshal(d)

@@ -38,6 +38,15 @@ var (
 	PageTools = Runner{How: "Each action available now is one of this page's tools, by its name."}
 )
 
+// Over is the runner of a Markdown answer over HTTP: the page's tools for
+// a reader that asked for them (WebMCP), else a POST.
+func Over(tools bool) Runner {
+	if tools {
+		return PageTools
+	}
+	return Post
+}
+
 // Render writes g as Markdown for a reader that runs its actions as run
 // says. title heads the document when the page's md does not start with a
 // heading of its own.
