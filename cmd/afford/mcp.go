@@ -92,7 +92,7 @@ func newBridge(ctx context.Context, siteURL string, opts bridgeOptions) (*sdk.Se
 // client returns a client of the site.
 func (b *bridge) client() *client.Client {
 	return client.New(client.Options{HTTPClient: b.opts.HTTPClient, Token: b.opts.Token, Signer: b.opts.Signer, UserAgent: b.opts.UserAgent,
-		Retries: b.opts.Retries, Markdown: true}) // readPage's text is the page's md, as on the site's own endpoint
+		Retries: b.opts.Retries, Markdown: true}) // the graph with its md, which readPage's text writes, as on the site's own endpoint
 }
 
 // page resolves a page's path against the site.
