@@ -363,22 +363,23 @@ func GraphResult(g *protocol.Graph, run mdpage.Runner) *sdk.CallToolResult {
 }
 
 // PageRunner is how a model runs the actions of a page of route over MCP:
-// each by its own tool among tools, which carries its input schema; or,
-// on the lean list, with callAction, which carries the input that the
-// page's text then writes.
+// each by its own tool among tools, which carries its input schema (named
+// beside the action when its name is qualified); or, on the lean list,
+// with callAction, which carries the input that the page's text then
+// writes. Neither ends with a line on how to run them: the server's
+// instructions and the tools' descriptions say it once, not on every read.
 func PageRunner(tools []*Tool, route string, lean bool) mdpage.Runner {
 	if lean {
-		return mdpage.Runner{Inputs: true, How: "Run an action with " + CallActionName + ": this page's path, the action's name and its input."}
+		return mdpage.Runner{Inputs: true}
 	}
-	return mdpage.Runner{How: "Run an action with its tool; a tool that takes a page is given this page's path.",
-		Tool: func(action string) string {
-			for _, t := range tools {
-				if t.Route == route && t.Action.Name == action {
-					return t.Def.Name
-				}
+	return mdpage.Runner{Tool: func(action string) string {
+		for _, t := range tools {
+			if t.Route == route && t.Action.Name == action {
+				return t.Def.Name
 			}
-			return ""
-		}}
+		}
+		return ""
+	}}
 }
 
 // IndexResult is the result of siteIndex: the index as Markdown (each

@@ -56,11 +56,11 @@ func TestText_ReadPageSaysWhatThePageOffers(t *testing.T) {
 }
 
 // On the lean list no tool carries an action's input, so readPage's text
-// writes each action's input, and says to run it with callAction.
+// writes each action's input.
 func TestText_LeanReadPageWritesTheInputs(t *testing.T) {
 	cs := connect(t, newTestShopOpts(t, mcp.Options{Lean: true}), nil)
 	got := text(call(t, cs, "readPage", map[string]any{"page": "/products/tee"}))
-	for _, want := range []string{"`addToCart`", "Input: `qty`", "`sku`", "callAction"} {
+	for _, want := range []string{"`addToCart`", "Input: `qty`", "`sku`"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("lean readPage's text leaves out %q:\n%s", want, got)
 		}
