@@ -99,6 +99,7 @@
 //	default       any field          default:"1" (documentation and form pre-fill only)
 //	example       any field          example:"TEE-BLK-M" (shown to agents; messages say "must look like" it)
 //	required      any field          required:"false"
+//	autocomplete  any field          autocomplete:"new-password" (the person's form only; default for a password: current-password)
 //
 // A field is required unless its json tag has omitempty or omitzero, it is
 // a pointer, or required:"false" says so. Unknown properties are

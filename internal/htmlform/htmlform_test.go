@@ -72,3 +72,22 @@ func TestForm_HTML(t *testing.T) {
 		t.Errorf("failed form: %s", out)
 	}
 }
+
+// A password field tells the person's browser what it holds: the current
+// password by default, or what its property's autocomplete tag says (a
+// new password on a sign-up form), so that a password manager fills it
+// in, or offers a new one, and the browser has nothing to warn about.
+func TestForm_PasswordsSayWhatTheyHold(t *testing.T) {
+	s := mustSchema(t, `{"type":"object","properties":{"email":{"type":"string"},"password":{"type":"string"}}}`)
+	if out := (Form{Action: "signIn", Input: s, Available: true}).HTML(); !strings.Contains(out, `name="password" value="" autocomplete="current-password"`) {
+		t.Errorf("sign-in form:\n%s", out)
+	}
+	s.Properties[1].Schema.Autocomplete = "new-password"
+	out := (Form{Action: "signUp", Input: s, Available: true}).HTML()
+	if !strings.Contains(out, `autocomplete="new-password"`) || strings.Contains(out, "current-password") {
+		t.Errorf("sign-up form:\n%s", out)
+	}
+	if strings.Count(out, "autocomplete=") != 1 {
+		t.Errorf("only the field that says what it holds has autocomplete:\n%s", out)
+	}
+}

@@ -218,6 +218,13 @@ func writeControl(b *strings.Builder, action string, p schema.Property, value st
 		if typ == "password" {
 			value = "" // never echo a password back
 		}
+		// What the field holds, for the browser's autofill and password
+		// manager: the property's own hint, else the current password.
+		if hint := s.Autocomplete; hint != "" {
+			attrs += ` autocomplete="` + esc(hint) + `"`
+		} else if typ == "password" {
+			attrs += ` autocomplete="current-password"`
+		}
 		fmt.Fprintf(b, `<input type="%s" id="%s" name="%s" value="%s"%s%s%s>`, typ, id, esc(p.Name), esc(value), attrs, req, invalid)
 	}
 	if msg != "" {

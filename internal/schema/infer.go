@@ -193,7 +193,7 @@ func applyTags(s *Schema, f reflect.StructField) error {
 	numeric := typ == "integer" || typ == "number"
 	parse := func(key string, v string) (any, error) { return parseValue(typ, key, v) }
 	for _, key := range []string{"title", "description", "format", "pattern", "minimum", "maximum",
-		"minLength", "maxLength", "minItems", "maxItems", "enum", "default", "example"} {
+		"minLength", "maxLength", "minItems", "maxItems", "enum", "default", "example", "autocomplete"} {
 		v, ok := f.Tag.Lookup(key)
 		if !ok {
 			continue
@@ -276,6 +276,11 @@ func applyTags(s *Schema, f reflect.StructField) error {
 				return err
 			}
 			s.Examples = []any{x}
+		case "autocomplete":
+			if !autofillTokens.MatchString(v) {
+				return fmt.Errorf("autocomplete %q is not autofill tokens such as new-password", v)
+			}
+			s.Autocomplete = v
 		}
 	}
 	if len(s.Examples) == 1 && s.Pattern != "" {
@@ -288,6 +293,10 @@ func applyTags(s *Schema, f reflect.StructField) error {
 	}
 	return nil
 }
+
+// autofillTokens are what an autocomplete tag may hold: HTML's autofill
+// tokens, lower-case words with hyphens, separated by single spaces.
+var autofillTokens = regexp.MustCompile(`^[a-z0-9-]+( [a-z0-9-]+)*$`)
 
 // parseValue reads a tag value as a JSON value of the schema type typ.
 func parseValue(typ, key, v string) (any, error) {

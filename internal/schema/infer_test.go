@@ -169,3 +169,27 @@ func TestStructFields_ConflictsFollowEncodingJSON(t *testing.T) {
 		t.Errorf("encoding/json decoded %+v", c)
 	}
 }
+
+// The autocomplete tag is for the person's form only: it is read into the
+// schema, never written to the wire, and must be autofill tokens.
+func TestInfer_AutocompleteIsTheFormsAlone(t *testing.T) {
+	s, err := schema.Infer(reflect.TypeFor[struct {
+		Password string `json:"password" autocomplete:"new-password"`
+	}](), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Properties[0].Schema.Autocomplete; got != "new-password" {
+		t.Errorf("autocomplete %q", got)
+	}
+	if b, _ := json.Marshal(s); strings.Contains(string(b), "autocomplete") || strings.Contains(string(b), "new-password") {
+		t.Errorf("the autocomplete tag went on the wire: %s", b)
+	}
+	for _, bad := range []string{`"><script>`, "", "new password!"} {
+		typ := reflect.StructOf([]reflect.StructField{{Name: "P", Type: reflect.TypeFor[string](),
+			Tag: reflect.StructTag(`json:"p" autocomplete:"` + strings.ReplaceAll(bad, `"`, `\"`) + `"`)}})
+		if _, err := schema.Infer(typ, nil); err == nil || !strings.Contains(err.Error(), "autocomplete") {
+			t.Errorf("autocomplete %q: error %v", bad, err)
+		}
+	}
+}

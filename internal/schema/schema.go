@@ -39,6 +39,10 @@ type Schema struct {
 	// False makes the schema the boolean schema false, which nothing
 	// satisfies; it is how additionalProperties forbids unknown names.
 	False bool `json:"-"`
+	// Autocomplete is the autofill hint of the person's form field for
+	// this property (an autocomplete tag, such as "new-password"): for the
+	// browser only, never on the wire.
+	Autocomplete string `json:"-"`
 }
 
 // MarshalJSON writes the boolean schema false for a Schema with False set,

@@ -15,7 +15,7 @@ import (
 type SignUp struct {
 	Name     string `json:"name" title:"Your name" description:"the name the shop greets you by" minLength:"1" maxLength:"80"`
 	Email    string `json:"email" title:"Email" description:"the email to sign in with" format:"email" maxLength:"254"`
-	Password string `json:"password" title:"Password" description:"at least 8 characters" minLength:"8" maxLength:"200"`
+	Password string `json:"password" title:"Password" description:"at least 8 characters" minLength:"8" maxLength:"200" autocomplete:"new-password"`
 }
 
 // Validate refuses a name with control characters or of spaces only (it
