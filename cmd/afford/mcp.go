@@ -10,13 +10,12 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/affordances-go/affordances/internal/mdpage"
-
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/affordances-go/affordances/botauth"
 	"github.com/affordances-go/affordances/client"
 	"github.com/affordances-go/affordances/internal/mcptools"
+	"github.com/affordances-go/affordances/internal/mdpage"
 	"github.com/affordances-go/affordances/protocol"
 )
 

@@ -6,10 +6,9 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/affordances-go/affordances/internal/mdpage"
-
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/affordances-go/affordances/internal/mdpage"
 	"github.com/affordances-go/affordances/protocol"
 )
 

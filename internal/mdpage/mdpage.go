@@ -26,7 +26,7 @@ type Runner struct {
 	// Tool, when set, names the tool that runs an action on this page,
 	// written beside the action when the two names differ.
 	Tool func(action string) string
-	// How is the line after the actions.
+	// How is the line after the actions; none when empty.
 	How string
 }
 

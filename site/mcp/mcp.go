@@ -35,11 +35,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/affordances-go/affordances/internal/mdpage"
-
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/affordances-go/affordances/internal/mcptools"
+	"github.com/affordances-go/affordances/internal/mdpage"
 	"github.com/affordances-go/affordances/internal/strictjson"
 	"github.com/affordances-go/affordances/site"
 )
