@@ -2,6 +2,7 @@ package htmlform
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -89,5 +90,26 @@ func TestForm_PasswordsSayWhatTheyHold(t *testing.T) {
 	}
 	if strings.Count(out, "autocomplete=") != 1 {
 		t.Errorf("only the field that says what it holds has autocomplete:\n%s", out)
+	}
+}
+
+// The person who approves a call reads every field it carries: in the
+// schema's order, then the others by name, nested fields under their
+// parent's label, a boolean as yes or no, and a secret hidden.
+func TestFields_EveryFieldAsThePersonReadsIt(t *testing.T) {
+	s := mustSchema(t, `{"type":"object","properties":{
+		"qty":{"type":"integer","title":"How many"},
+		"address":{"type":"object","description":"deliver to","properties":{"city":{"type":"string"}}},
+		"gift":{"type":"boolean"},
+		"password":{"type":"string"}}}`)
+	v := map[string]any{"zeta": "z", "password": "hunter2", "gift": true, "qty": 2.0,
+		"address": map[string]any{"city": "Paris"}}
+	got := fmt.Sprint(Fields(s, v))
+	want := "[{How many 2} {Deliver to › City Paris} {Gift yes} {Password (hidden)} {Zeta z}]"
+	if got != want {
+		t.Errorf("fields\n got %s\nwant %s", got, want)
+	}
+	if Fields(s, map[string]any{}) != nil {
+		t.Error("no fields is nil")
 	}
 }
