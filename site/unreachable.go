@@ -36,7 +36,8 @@ const unreachableMessage = "The site cannot reach its data just now. Try again i
 // refused, reset or cut, a connection database/sql found bad or done, a
 // timeout of the network, a message from the database cut in the middle
 // (io.ErrUnexpectedEOF: pgx reports so a connection the database closes
-// while it opens, during a restart), and a database that says it is
+// while it opens, during a restart), a connection the driver found closed
+// under a query (pgx's pgconn.ErrConnClosed), and a database that says it is
 // shutting down or not accepting connections yet (SQLSTATE classes 08 and
 // 57P, as pgx and lib/pq report them). It is the default of
 // Options.Unreachable.
@@ -47,6 +48,9 @@ func Unreachable(err error) bool {
 	if errors.Is(err, driver.ErrBadConn) || errors.Is(err, sql.ErrConnDone) ||
 		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) ||
 		errors.Is(err, io.ErrUnexpectedEOF) {
+		return true
+	}
+	if closedConn(err) {
 		return true
 	}
 	var ne net.Error
@@ -70,6 +74,31 @@ func Unreachable(err error) bool {
 		return strings.HasPrefix(s, "08") || strings.HasPrefix(s, "57P")
 	}
 	return false
+}
+
+// closedConn reports whether err wraps pgx's pgconn.ErrConnClosed, "conn
+// closed": the database closed the connection under a query (a restart),
+// which pgx does not mark safe to retry since the query may have been
+// sent; nor is a reset connection, and both are a lost database. The core
+// imports no driver, so the sentinel is known by its text, and only as a
+// plain error: one that wraps nothing and has no SafeToRetry of its own (a
+// driver's own error type speaks for itself through SafeToRetry).
+func closedConn(err error) bool {
+	switch x := err.(type) {
+	case nil:
+		return false
+	case interface{ Unwrap() error }:
+		return closedConn(x.Unwrap())
+	case interface{ Unwrap() []error }:
+		for _, e := range x.Unwrap() {
+			if closedConn(e) {
+				return true
+			}
+		}
+		return false
+	}
+	_, speaks := err.(interface{ SafeToRetry() bool })
+	return !speaks && err.Error() == "conn closed"
 }
 
 // failure is the answer to an error the site's code returned where only

@@ -25,6 +25,17 @@ type pgError struct{ code string }
 func (e pgError) Error() string    { return "server: " + e.code }
 func (e pgError) SQLState() string { return e.code }
 
+// pgconnError is how pgx wraps an error of its connection, here with
+// whether the query surely never reached the server.
+type pgconnError struct {
+	err   error
+	retry bool
+}
+
+func (e *pgconnError) Error() string     { return e.err.Error() }
+func (e *pgconnError) Unwrap() error     { return e.err }
+func (e *pgconnError) SafeToRetry() bool { return e.retry }
+
 func TestUnreachable_TellsALostDatabaseFromABug(t *testing.T) {
 	for _, c := range []struct {
 		err  error
@@ -42,6 +53,11 @@ func TestUnreachable_TellsALostDatabaseFromABug(t *testing.T) {
 		// (a restart): a message cut in the middle.
 		{fmt.Errorf("failed to connect: 127.0.0.1:5432: failed to receive message: %w", io.ErrUnexpectedEOF), true},
 		{io.EOF, false}, // the end of something read whole: the code's own
+		// pgx, when the database closed the connection under a query
+		// (a restart): its ErrConnClosed, "conn closed", not safe to retry.
+		{fmt.Errorf("tokens: reading a token: failed to deallocate cached statement(s): %w",
+			&pgconnError{err: errors.New("conn closed")}), true},
+		{errors.New("the conn closed its account"), false},
 		{context.Canceled, false},
 		{errors.New("disk on fire"), false},
 	} {
