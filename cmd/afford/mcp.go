@@ -78,7 +78,7 @@ func newBridge(ctx context.Context, siteURL string, opts bridgeOptions) (*sdk.Se
 	srv := sdk.NewServer(&sdk.Implementation{Name: "afford mcp: " + name, Version: "0"},
 		&sdk.ServerOptions{Instructions: mcptools.Instructions})
 	b.list = mcptools.Describe(idx.Routes)
-	b.confirm.Runner = func(route string) mdpage.Runner { return mcptools.PageRunner(b.list, route, false) }
+	b.confirm.Runner = b.runner
 	for _, t := range b.list {
 		b.tools[t.Def.Name] = t
 		srv.AddTool(t.Def, b.call(t))
@@ -159,7 +159,13 @@ func (b *bridge) readPage(ctx context.Context, req *sdk.CallToolRequest) (*sdk.C
 	if err != nil {
 		return clientErrorResult(err), nil
 	}
-	return mcptools.GraphResult(g, mcptools.PageRunner(b.list, g.Route, false)), nil
+	return mcptools.GraphResult(g, b.runner(g.Route)), nil
+}
+
+// runner is how a model on the bridge runs the actions of a page of
+// route: each by its tool.
+func (b *bridge) runner(route string) mdpage.Runner {
+	return mcptools.PageRunner(b.list, route, false)
 }
 
 func (b *bridge) siteIndex(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {

@@ -37,7 +37,7 @@ func (e *endpoint) callAction(ctx context.Context, req *sdk.CallToolRequest) (*s
 		if r.Delta.Error != nil {
 			return mcptools.ErrorResult(*r.Delta.Error), nil
 		}
-		return mcptools.DeltaResult(r.Delta, mcptools.PageRunner(nil, "", true)), nil
+		return mcptools.DeltaResult(r.Delta, e.runner("")), nil
 	}
 	params := *req.Params
 	params.Arguments = args

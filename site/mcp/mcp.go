@@ -38,7 +38,6 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/affordances-go/affordances/internal/mcptools"
-	"github.com/affordances-go/affordances/internal/mdpage"
 	"github.com/affordances-go/affordances/internal/strictjson"
 	"github.com/affordances-go/affordances/site"
 )
@@ -133,7 +132,7 @@ func Handler(s *site.Site, opts *Options) http.Handler {
 	}
 	e := &endpoint{site: s, opts: o}
 	e.confirm = &mcptools.Confirmation{Secret: o.Secret, Used: mcptools.NewNonces(), TTL: o.ConfirmTTL, Wait: o.ApprovalWait,
-		Runner: func(route string) mdpage.Runner { return mcptools.PageRunner(e.list, route, e.opts.Lean) }}
+		Runner: e.runner}
 	return e
 }
 

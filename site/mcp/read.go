@@ -7,6 +7,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/affordances-go/affordances/internal/mcptools"
+	"github.com/affordances-go/affordances/internal/mdpage"
 	"github.com/affordances-go/affordances/protocol"
 )
 
@@ -25,7 +26,13 @@ func (e *endpoint) readPage(ctx context.Context, req *sdk.CallToolRequest) (*sdk
 	if err != nil {
 		return errorResult(err), nil
 	}
-	return mcptools.GraphResult(g, mcptools.PageRunner(e.list, g.Route, e.opts.Lean)), nil
+	return mcptools.GraphResult(g, e.runner(g.Route)), nil
+}
+
+// runner is how a model on this endpoint runs the actions of a page of
+// route: by their tools, or through callAction on the lean list.
+func (e *endpoint) runner(route string) mdpage.Runner {
+	return mcptools.PageRunner(e.list, route, e.opts.Lean)
 }
 
 // siteIndex answers siteIndex with the index as this caller sees it.
