@@ -56,8 +56,10 @@ func deskSite(t *testing.T, head template.HTML) string {
 }
 
 // TestBrowser_WebMCPOnTodaysAndTomorrowsChromium checks the library's
-// script on the Chromium here (registerTool returns a promise, executeTool
-// takes an object) and, through a stand-in for the browser's
+// script on the Chromium here (156: registerTool returns a promise,
+// executeTool takes an object; 148: registerTool returns nothing, and an
+// agent has only the testing API, see agentSide) and, through a stand-in
+// for the browser's
 // registerTool, on the one announced next (registerTool returns a Tool
 // object with unregister): the annotations, the output schema and its
 // structured content, a name the page took first, and a tool that goes
@@ -66,7 +68,17 @@ func TestBrowser_WebMCPOnTodaysAndTomorrowsChromium(t *testing.T) {
 	ctx := webmcpBrowser(t, 2*time.Minute)
 	// The page registers a tool named close itself, before the script:
 	// the script's own is refused, and the page keeps its tool.
-	url := deskSite(t, `<script>document.modelContext.registerTool({name: "close", description: "the page's own", execute: () => "the page's"});</script>`)
+	// What the script hands registerTool is kept too: a Chromium whose
+	// agent side is the testing API lists no annotations.
+	url := deskSite(t, `<script>(function () {
+		const mc = document.modelContext || navigator.modelContext, register = mc.registerTool.bind(mc);
+		register({name: "close", description: "the page's own", execute: () => "the page's"});
+		window.handed = {};
+		mc.registerTool = function (tool, options) {
+			window.handed[tool.name] = tool.annotations;
+			return register(tool, options);
+		};
+	})();</script>`)
 	if err := chromedp.Do(ctx, chromedp.Navigate(url+"/desk")); err != nil {
 		t.Fatal(err)
 	}
@@ -76,14 +88,14 @@ func TestBrowser_WebMCPOnTodaysAndTomorrowsChromium(t *testing.T) {
 	if err := chromedp.Do(ctx, chromedp.Navigate(url+"/desk"), chromedp.WaitReady(chromedp.CSS(`html[data-webmcp-tools]`))); err != nil {
 		t.Fatal(err)
 	}
-	got, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(async () => {
+	got, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(async () => {`+agentSide+`
 		await new Promise(r => setTimeout(r, 300)); // the refusal of close is a promise's
-		const mc = document.modelContext, tools = await mc.getTools(), out = {};
+		const tools = await agent.tools(), out = {};
 		for (const x of tools) {
-			out[x.name] = {annotations: x.annotations, description: x.description};
+			out[x.name] = {annotations: x.annotations || window.handed[x.name], description: x.description};
 		}
 		const stamp = tools.find(x => x.name === "stamp");
-		const r = await mc.executeTool(stamp, {}); // text as it is, an object as JSON
+		const r = await agent.run(stamp, {}); // text as it is, an object as JSON
 		out.result = r.startsWith("{") ? JSON.parse(r) : r;
 		out.mine = document.documentElement.getAttribute("data-webmcp-tools");
 		return JSON.stringify(out);
@@ -120,7 +132,7 @@ func TestBrowser_WebMCPOnTodaysAndTomorrowsChromium(t *testing.T) {
 	// Tomorrow's registerTool returns a Tool object: the script keeps it
 	// and unregisters through it when close ran and is unavailable.
 	url = deskSite(t, `<script>(function () {
-		const mc = document.modelContext, register = mc.registerTool.bind(mc);
+		const mc = document.modelContext || navigator.modelContext, register = mc.registerTool.bind(mc);
 		window.unregistered = [];
 		window.outputs = {};
 		mc.registerTool = function (tool, options) {
@@ -132,14 +144,14 @@ func TestBrowser_WebMCPOnTodaysAndTomorrowsChromium(t *testing.T) {
 	if err := chromedp.Do(ctx, chromedp.Navigate(url+"/desk"), chromedp.WaitReady(chromedp.CSS(`html[data-webmcp-tools]`))); err != nil {
 		t.Fatal(err)
 	}
-	got, err = chromedp.Run(ctx, chromedp.Evaluate[string](`(async () => {
-		const mc = document.modelContext, tools = await mc.getTools();
+	got, err = chromedp.Run(ctx, chromedp.Evaluate[string](`(async () => {`+agentSide+`
+		const tools = await agent.tools();
 		const before = tools.map(x => x.name).sort().join(" ");
-		await mc.executeTool(tools.find(x => x.name === "close"), {});
+		await agent.run(tools.find(x => x.name === "close"), {});
 		for (let i = 0; i < 50 && !window.unregistered.length; i++) {
 			await new Promise(r => setTimeout(r, 100));
 		}
-		const after = (await mc.getTools()).map(x => x.name).sort().join(" ");
+		const after = (await agent.tools()).map(x => x.name).sort().join(" ");
 		return before + " | " + after + " | " + window.unregistered.join(" ") + " | " + JSON.stringify(window.outputs);
 	})()`, chromedp.EvalAwaitPromise))
 	if err != nil {

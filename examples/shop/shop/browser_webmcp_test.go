@@ -15,12 +15,36 @@ import (
 	"github.com/affordances-go/affordances/examples/shop/shoptest"
 )
 
-// webmcpBrowser is a headless Chromium with WebMCP turned on
-// (--enable-features=WebMCP is all this build needs: document.modelContext
-// with registerTool, getTools and executeTool, and declarative forms).
+// webmcpBrowser is a headless Chromium with WebMCP turned on: WebMCP
+// for the page's side (registerTool, declarative forms), and WebMCPTesting
+// for an agent's side on a Chromium that has only the testing API for it
+// (see agentSide).
 func webmcpBrowser(t *testing.T, timeout time.Duration) context.Context {
-	return browser(t, timeout, chromedp.Flag("enable-features", "WebMCP"))
+	return browser(t, timeout, chromedp.Flag("enable-features", "WebMCP,WebMCPTesting"))
 }
+
+// agentSide defines agent, how a test lists and runs the page's tools as
+// an agent's host does, on either API Chromium has shipped for it:
+// document.modelContext's getTools and executeTool(tool, object)
+// (Chromium 156), or before it navigator.modelContextTesting's listTools,
+// whose schemas are JSON text and which lists no annotations, and
+// executeTool(name, JSON text) (Chromium 148). Every evaluation that
+// reaches the tools starts with it; the page's side is the library's
+// script, which detects its own API.
+const agentSide = `const agent = (() => {
+	const mc = document.modelContext, testing = navigator.modelContextTesting;
+	if (mc && mc.getTools) {
+		return {tools: async () => mc.getTools(), run: async (tool, input) => mc.executeTool(tool, input)};
+	}
+	if (!testing) {
+		throw new Error("this Chromium offers an agent no WebMCP (no getTools, no modelContextTesting)");
+	}
+	return {
+		tools: async () => (await testing.listTools()).map(x => ({...x, inputSchema: x.inputSchema ? JSON.parse(x.inputSchema) : undefined})),
+		run: async (tool, input) => testing.executeTool(tool.name, JSON.stringify(input)),
+	};
+})();
+`
 
 // pageTool is a tool as the browser lists it.
 type pageTool struct {
@@ -36,8 +60,8 @@ func toolsOf(t *testing.T, ctx context.Context, url string) (tools []pageTool, a
 	if err := chromedp.Do(ctx, chromedp.Navigate(url), chromedp.WaitReady(chromedp.CSS(`html[data-webmcp-tools]`))); err != nil {
 		t.Fatalf("opening %s: %v", url, err)
 	}
-	list, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(async () => {
-		const tools = await document.modelContext.getTools();
+	list, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(async () => {`+agentSide+`
+		const tools = await agent.tools();
 		return JSON.stringify(tools.map(x => ({name: x.name, schema: typeof x.inputSchema === "string" ? JSON.parse(x.inputSchema) : x.inputSchema})));
 	})()`, chromedp.EvalAwaitPromise))
 	if err != nil {
@@ -125,10 +149,10 @@ func TestBrowser_WebMCPToolsAreThePagesAvailableActions(t *testing.T) {
 	if err := chromedp.Do(ctx, chromedp.Navigate(s.URL+"/products/heavyweight-tee"), chromedp.WaitReady(chromedp.CSS(`html[data-webmcp-tools]`))); err != nil {
 		t.Fatal(err)
 	}
-	read, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(async () => {
-		const mc = document.modelContext, tools = await mc.getTools();
-		const page = await mc.executeTool(tools.find(x => x.name === "readPage"), {});
-		const search = await mc.executeTool(tools.find(x => x.name === "searchProducts"), {q: "hoodie"});
+	read, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(async () => {`+agentSide+`
+		const tools = await agent.tools();
+		const page = await agent.run(tools.find(x => x.name === "readPage"), {});
+		const search = await agent.run(tools.find(x => x.name === "searchProducts"), {q: "hoodie"});
 		return JSON.stringify({page: JSON.stringify(page), search: JSON.stringify(search), html: document.documentElement.outerHTML.length});
 	})()`, chromedp.EvalAwaitPromise))
 	if err != nil {
@@ -229,9 +253,10 @@ func TestBrowser_WebMCPToolsAreThePagesAvailableActions(t *testing.T) {
 		t.Errorf("after emptying the cart through its tool: %d in the cart (result %s)", got, out)
 	}
 	// In place, without a navigation: the new state, and its tools.
-	inPlace, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(async () =>
-		document.querySelector("main").innerText.includes("Your cart is empty") + " " +
-		(await document.modelContext.getTools()).map(x => x.name).sort().join(" "))()`, chromedp.EvalAwaitPromise))
+	inPlace, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(async () => {`+agentSide+`
+		return document.querySelector("main").innerText.includes("Your cart is empty") + " " +
+			(await agent.tools()).map(x => x.name).sort().join(" ");
+	})()`, chromedp.EvalAwaitPromise))
 	if err != nil || !strings.HasPrefix(inPlace, "true ") || strings.Contains(inPlace, "removeFromCart") || strings.Contains(inPlace, "setQuantity") {
 		t.Errorf("the cart in place after its last line went: %q %v", inPlace, err)
 	}
@@ -255,10 +280,10 @@ func toolThenPress(t *testing.T, ctx context.Context, name, input, button string
 	if _, err := chromedp.Run(ctx, chromedp.Evaluate[any](`(() => {
 		document.body.__before = true;
 		sessionStorage.removeItem("toolResult");
-		(async () => {
-			const t = (await document.modelContext.getTools()).find(x => x.name === "`+name+`");
+		(async () => {`+agentSide+`
+			const t = (await agent.tools()).find(x => x.name === "`+name+`");
 			let r;
-			try { r = JSON.stringify(await document.modelContext.executeTool(t, `+input+`)); }
+			try { r = JSON.stringify(await agent.run(t, `+input+`)); }
 			catch (e) { r = "error: " + e; }
 			sessionStorage.setItem("toolResult", r);
 		})();
