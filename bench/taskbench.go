@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -41,6 +42,10 @@ func taskBench(ctx context.Context, _ *Env, smoke bool) ([]Row, error) {
 	paths := append(tasks.Paths(), tasks.BrowserPaths()...)
 	if smoke {
 		paths = paths[:1]
+	}
+	paths, left, err := runnable(paths)
+	if err != nil {
+		return nil, err
 	}
 	var outs []taskOutcome
 	texts := map[string]string{}
@@ -93,7 +98,27 @@ func taskBench(ctx context.Context, _ *Env, smoke bool) ([]Row, error) {
 			return nil, err
 		}
 	}
-	return taskRows(outs, paths), nil
+	return append(taskRows(outs, paths), left...), nil
+}
+
+// runnable are the paths this machine can run, and a row for each it
+// cannot (a Chromium whose WebMCP an agent's host cannot list), which
+// says why: such a path is not measured, rather than failed.
+func runnable(paths []tasks.Path) (run []tasks.Path, left []Row, err error) {
+	for _, p := range paths {
+		if p.Ready != nil {
+			err := p.Ready()
+			if errors.Is(err, tasks.ErrNoAgentWebMCP) {
+				left = append(left, Row{Name: "tasks on " + p.Name, Ours: "not measured", Met: "–", Note: err.Error()})
+				continue
+			}
+			if err != nil {
+				return nil, nil, fmt.Errorf("the %s path: %w", p.Name, err)
+			}
+		}
+		run = append(run, p)
+	}
+	return run, left, nil
 }
 
 // printTaskTable prints, per task, each path's tokens read + written,
@@ -326,8 +351,11 @@ func modelBench(ctx context.Context, _ *Env, _ bool) ([]Row, error) {
 	if !ok {
 		return []Row{{Name: "tasks with a model", Ours: "off", Note: "set AFFORD_MODEL_URL, AFFORD_MODEL and AFFORD_MODEL_KEY to an OpenAI-compatible endpoint"}}, nil
 	}
-	var rows []Row
-	for _, p := range append(tasks.Paths(), tasks.BrowserPaths()...) {
+	paths, rows, err := runnable(append(tasks.Paths(), tasks.BrowserPaths()...))
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range paths {
 		ok, n := 0, 0
 		var prompt, completion []int
 		for _, t := range tasks.All() {

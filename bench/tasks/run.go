@@ -11,6 +11,9 @@ type Path struct {
 	Name string
 	// New starts an agent on the path in a world.
 	New func(ctx context.Context, w *World) (Agent, error)
+	// Ready, when set, says whether the path can run on this machine: nil
+	// if it can, an error that says why not (see ErrNoAgentWebMCP).
+	Ready func() error
 }
 
 // Paths are the paths this package drives in Go: the Affordances graph
@@ -18,10 +21,10 @@ type Path struct {
 // MCP endpoint. (Playwright MCP's paths run in Node: see the bench.)
 func Paths() []Path {
 	return []Path{
-		{"graph", func(ctx context.Context, w *World) (Agent, error) { return NewGraphAgent(ctx, w, false) }},
-		{"graph+index", func(ctx context.Context, w *World) (Agent, error) { return NewGraphAgent(ctx, w, true) }},
-		{"mcp", func(ctx context.Context, w *World) (Agent, error) { return NewMCPAgent(ctx, w) }},
-		{"mcp-lean", func(ctx context.Context, w *World) (Agent, error) { return NewLeanMCPAgent(ctx, w) }},
+		{"graph", func(ctx context.Context, w *World) (Agent, error) { return NewGraphAgent(ctx, w, false) }, nil},
+		{"graph+index", func(ctx context.Context, w *World) (Agent, error) { return NewGraphAgent(ctx, w, true) }, nil},
+		{"mcp", func(ctx context.Context, w *World) (Agent, error) { return NewMCPAgent(ctx, w) }, nil},
+		{"mcp-lean", func(ctx context.Context, w *World) (Agent, error) { return NewLeanMCPAgent(ctx, w) }, nil},
 	}
 }
 
@@ -118,7 +121,7 @@ var Impossible = map[string]string{
 // need Node, bench/tokens' packages and Chromium.
 func BrowserPaths() []Path {
 	return []Path{
-		{"snapshot", func(ctx context.Context, w *World) (Agent, error) { return NewSnapshotAgent(ctx, w, false) }},
-		{"webmcp", func(ctx context.Context, w *World) (Agent, error) { return NewSnapshotAgent(ctx, w, true) }},
+		{"snapshot", func(ctx context.Context, w *World) (Agent, error) { return NewSnapshotAgent(ctx, w, false) }, nil},
+		{"webmcp", func(ctx context.Context, w *World) (Agent, error) { return NewSnapshotAgent(ctx, w, true) }, AgentWebMCP},
 	}
 }

@@ -76,6 +76,11 @@ func NewSnapshotAgent(ctx context.Context, w *World, webmcp bool) (*SnapshotAgen
 	if _, err := os.Stat(cli); err != nil {
 		return nil, fmt.Errorf("no Playwright MCP (npm ci --prefix bench/tokens): %w", err)
 	}
+	if webmcp {
+		if err := AgentWebMCP(); err != nil {
+			return nil, err
+		}
+	}
 	dir, err := os.MkdirTemp("", "tasks-playwright-")
 	if err != nil {
 		return nil, err
