@@ -191,14 +191,30 @@
     if (!marked || form.dataset.presenceDone || !window.PublicKeyCredential) { return; }
     if (by && by.hasAttribute("data-no-presence")) { return; } // declining asks nothing
     e.preventDefault();
-    if (form.dataset.presenceBusy) { return; }
+    // An agent's WebMCP tool filled this form and the person pressed its
+    // button: the browser waits for the tool's answer, and a submission
+    // held back without one reaches the agent as the site's error. The
+    // answer is what the person's press did; the form itself is then
+    // sent as the page's own, and the page it loads shows the outcome.
+    var answer = e.agentInvoked && typeof e.respondWith === "function" ? e.respondWith.bind(e) : null;
+    if (form.dataset.presenceBusy) {
+      if (answer) { answer(Promise.resolve("The form is already being sent: read the page for its outcome.")); }
+      return;
+    }
     form.dataset.presenceBusy = "1";
     clearMarks(form);
     var steps = form.hasAttribute("data-passkey-signin") ? signIn(form) :
       register(form).then(function () { return form.hasAttribute("data-presence") ? confirm(form) : null; });
-    steps.then(function () {
+    var sent = steps.then(function () {
       form.dataset.presenceDone = "1";
       if (form.requestSubmit) { form.requestSubmit(by || undefined); } else { form.submit(); }
-    }, function (err) { fail(form, err); });
+      return "The person pressed the button and the form was sent (with their passkey's confirmation where they have one): read the page for its outcome.";
+    }, function (err) {
+      fail(form, err);
+      if (answer) {
+        throw new Error("Nothing was done: " + (err && err.refusal ? err.message : "the person's passkey did not confirm this."));
+      }
+    });
+    if (answer) { answer(sent); }
   }, true);
 })();

@@ -236,6 +236,12 @@ func TestBrowser_WebMCPToolsAreThePagesAvailableActions(t *testing.T) {
 		time.Sleep(100 * time.Millisecond) // the page's form is on its way
 	}
 	t.Logf("webmcp: placeOrder's tool, then the person's press, answered %s", out)
+	// The agent hears what the press did, not a failure: the presence
+	// script holds the submission back for the person's passkey, and
+	// answers the tool for it.
+	if strings.HasPrefix(out, "error:") {
+		t.Errorf("placeOrder's tool answered the agent with an error although the person's press placed the order: %s", out)
+	}
 	if n := orders() - ordersBefore; n != 1 {
 		html, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`location.href + " " + document.querySelector("main").innerText`))
 		t.Fatalf("placeOrder through its form's tool and the person's press: %d orders placed (result %s; page %s)", n, out, html)
