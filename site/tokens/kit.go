@@ -54,8 +54,8 @@ type Options struct {
 // Choice is an action a token can be limited to, and what it does in the
 // person's words ("place orders").
 type Choice struct {
-	Action string
-	Words  string
+	Action string `json:"action"`
+	Words  string `json:"words"`
 }
 
 // StandingOffer is the standing approval the person's page offers: calls
@@ -63,11 +63,11 @@ type Choice struct {
 // which the person types in Unit ("EUR") and the kit keeps multiplied by
 // Scale (100: cents), never above MaxPerCall and MaxPerDay units.
 type StandingOffer struct {
-	Action     string
-	Unit       string
-	Scale      int64
-	MaxPerCall int64
-	MaxPerDay  int64
+	Action     string `json:"action"`
+	Unit       string `json:"unit"`
+	Scale      int64  `json:"scale"`
+	MaxPerCall int64  `json:"maxPerCall"`
+	MaxPerDay  int64  `json:"maxPerDay"`
 }
 
 // New returns the kit of a site over store. It panics on options that
