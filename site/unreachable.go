@@ -37,7 +37,8 @@ const unreachableMessage = "The site cannot reach its data just now. Try again i
 // timeout of the network, a message from the database cut in the middle
 // (io.ErrUnexpectedEOF: pgx reports so a connection the database closes
 // while it opens, during a restart), a connection the driver found closed
-// under a query (pgx's pgconn.ErrConnClosed), and a database that says it is
+// under a query (pgx's pgconn.ErrConnClosed, go-sql-driver/mysql's
+// ErrInvalidConn), and a database that says it is
 // shutting down or not accepting connections yet (SQLSTATE classes 08 and
 // 57P, as pgx and lib/pq report them). It is the default of
 // Options.Unreachable.
@@ -76,9 +77,15 @@ func Unreachable(err error) bool {
 	return false
 }
 
-// closedConn reports whether err wraps pgx's pgconn.ErrConnClosed, "conn
-// closed": the database closed the connection under a query (a restart),
-// which pgx does not mark safe to retry since the query may have been
+// closedConnText are the texts of the drivers' sentinels for a connection
+// the database closed under a query (a restart): pgx's
+// pgconn.ErrConnClosed and go-sql-driver/mysql's ErrInvalidConn (which
+// MariaDB's and MySQL's connections answer once the server cut them).
+var closedConnText = map[string]bool{"conn closed": true, "invalid connection": true}
+
+// closedConn reports whether err wraps a driver's sentinel for a
+// connection the database closed under a query (closedConnText). The
+// driver does not mark it safe to retry since the query may have been
 // sent; nor is a reset connection, and both are a lost database. The core
 // imports no driver, so the sentinel is known by its text, and only as a
 // plain error: one that wraps nothing and has no SafeToRetry of its own (a
@@ -98,7 +105,7 @@ func closedConn(err error) bool {
 		return false
 	}
 	_, speaks := err.(interface{ SafeToRetry() bool })
-	return !speaks && err.Error() == "conn closed"
+	return !speaks && closedConnText[err.Error()]
 }
 
 // failure is the answer to an error the site's code returned where only
