@@ -196,7 +196,11 @@
     // held back without one reaches the agent as the site's error. The
     // answer is what the person's press did; the form itself is then
     // sent as the page's own, and the page it loads shows the outcome.
-    var answer = e.agentInvoked && typeof e.respondWith === "function" ? e.respondWith.bind(e) : null;
+    // (Another handler may have answered first: the browser then refuses
+    // a second answer, which changes nothing here.)
+    var answer = !e.agentInvoked || typeof e.respondWith !== "function" ? null : function (p) {
+      try { e.respondWith(p); } catch (err) { /* answered already */ }
+    };
     if (form.dataset.presenceBusy) {
       if (answer) { answer(Promise.resolve("The form is already being sent: read the page for its outcome.")); }
       return;
@@ -215,6 +219,9 @@
         throw new Error("Nothing was done: " + (err && err.refusal ? err.message : "the person's passkey did not confirm this."));
       }
     });
-    if (answer) { answer(sent); }
+    if (answer) {
+      answer(sent);
+      sent.catch(function () { /* the agent's answer, shown to the person by fail */ });
+    }
   }, true);
 })();
