@@ -19,19 +19,11 @@ import (
 // asks them to sign in, signing in brings them back, the page says in
 // plain words what is asked and by which agent, with two large answers,
 // and fits the screen; the same on a desktop. Its screenshots at both
-// widths are saved in $SHOP_SCREENSHOTS (else a temporary directory the
-// test names).
+// widths are saved (see screenshots).
 func TestBrowser_TheApprovalPage(t *testing.T) {
 	ctx := browser(t, 120*time.Second)
 	s := shoptest.StartWith(t, shop.Options{})
-	shots := os.Getenv("SHOP_SCREENSHOTS")
-	if shots == "" {
-		var err error
-		if shots, err = os.MkdirTemp("", "approval-screenshots-"); err != nil {
-			t.Fatal(err)
-		}
-	}
-	t.Logf("screenshots in %s", shots)
+	shots := screenshots(t, "approval")
 	shot := func(name string) {
 		t.Helper()
 		width, err := chromedp.Run(ctx, chromedp.Evaluate[int]("document.documentElement.scrollWidth"))

@@ -17,15 +17,11 @@ import (
 // form with a field-level error, the confirmation, the message after the
 // order and the address on the order page. Every page fits the screen
 // (the document is never wider than the viewport), and each is saved as
-// a screenshot under a temporary directory, named in the test's log.
+// a screenshot (see screenshots).
 func TestBrowser_AShopperOnAPhone(t *testing.T) {
 	ctx := browser(t, 120*time.Second)
 	ts := newTestShop(t)
-	shots, err := os.MkdirTemp("", "shop-screenshots-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("screenshots in %s", shots)
+	shots := screenshots(t, "phone")
 
 	if err := chromedp.Do(ctx, chromedp.EmulateViewport(390, 844)); err != nil {
 		t.Fatal(err)
@@ -66,7 +62,7 @@ func TestBrowser_AShopperOnAPhone(t *testing.T) {
 
 	open("catalog", "/")
 	open("login", "/login")
-	err = chromedp.Do(ctx,
+	err := chromedp.Do(ctx,
 		chromedp.SetValue(chromedp.CSS("#signIn-email"), shop.DemoEmail),
 		chromedp.SetValue(chromedp.CSS("#signIn-password"), shop.DemoPassword),
 		chromedp.Click(chromedp.CSS(`form[data-action="signIn"] button[type=submit]`)),

@@ -29,20 +29,9 @@ import (
 // page lists the agent's request waiting; the approval page of another
 // account leads, through signing out, to the right one and back; after
 // the decision and the agent's use the page says what happened and links
-// the order. Each step's screen is saved as a PNG under SHOP_SCREENSHOTS
-// (else a temporary directory, named in the log).
+// the order. Each step's screen is saved as a PNG (see screenshots).
 func TestBrowser_NoSilentFailureNoDeadEnd(t *testing.T) {
-	dir := os.Getenv("SHOP_SCREENSHOTS")
-	var err error
-	if dir == "" {
-		dir, err = os.MkdirTemp("", "shop-shopper-")
-	} else {
-		err = os.MkdirAll(dir, 0o755)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("screenshots in %s", dir)
+	dir := screenshots(t, "shopper")
 	for _, width := range []int{1280, 390} {
 		t.Run(strconv.Itoa(width)+"px", func(t *testing.T) { walkShopper(t, width, dir) })
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -28,6 +29,34 @@ func chromium(t *testing.T) string {
 	}
 	t.Skip("Chromium not found: apt-get install chromium to run the browser test")
 	return ""
+}
+
+// screenshots is the directory a browser test saves its screens in:
+// $SHOP_SCREENSHOTS/name when set (CI keeps it as an artifact), else a
+// temporary directory that goes with the test unless it failed, when it
+// stays for a look and the log names it.
+func screenshots(t *testing.T, name string) string {
+	t.Helper()
+	if root := os.Getenv("SHOP_SCREENSHOTS"); root != "" {
+		dir := filepath.Join(root, name)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("screenshots in %s", dir)
+		return dir
+	}
+	dir, err := os.MkdirTemp("", "shop-"+name+"-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("screenshots kept in %s", dir)
+			return
+		}
+		os.RemoveAll(dir)
+	})
+	return dir
 }
 
 // browser starts a headless Chromium for the test, with its own profile
