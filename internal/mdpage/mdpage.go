@@ -148,8 +148,10 @@ func writeAction(b *strings.Builder, a protocol.ActionDescriptor, run Runner) {
 		fmt.Fprintf(b, " (when %s)", oneLine(a.Guard))
 	}
 	writeNeeds(b, a.Expose)
-	if in := inputWords(a.Input); run.Inputs && in != "" {
-		b.WriteString(". Input: " + in) // a tool has its input's schema itself
+	if run.Inputs { // a tool has its input's schema itself: no need to read it
+		if in := inputWords(a.Input); in != "" {
+			b.WriteString(". Input: " + in)
+		}
 	}
 	b.WriteString(".\n")
 }
