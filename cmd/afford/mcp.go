@@ -52,7 +52,7 @@ type bridge struct {
 	base    *url.URL
 	opts    bridgeOptions
 	tools   map[string]*mcptools.Tool
-	list    []*mcptools.Tool       // the tools in the order of the routes
+	names   mcptools.ToolNames     // the tools' names by route and action
 	confirm *mcptools.Confirmation // the confirmation flow, shared with the site's endpoint
 }
 
@@ -77,9 +77,10 @@ func newBridge(ctx context.Context, siteURL string, opts bridgeOptions) (*sdk.Se
 	}
 	srv := sdk.NewServer(&sdk.Implementation{Name: "afford mcp: " + name, Version: "0"},
 		&sdk.ServerOptions{Instructions: mcptools.Instructions})
-	b.list = mcptools.Describe(idx.Routes)
+	list := mcptools.Describe(idx.Routes)
+	b.names = mcptools.NamesOf(list)
 	b.confirm.Runner = b.runner
-	for _, t := range b.list {
+	for _, t := range list {
 		b.tools[t.Def.Name] = t
 		srv.AddTool(t.Def, b.call(t))
 	}
@@ -165,7 +166,7 @@ func (b *bridge) readPage(ctx context.Context, req *sdk.CallToolRequest) (*sdk.C
 // runner is how a model on the bridge runs the actions of a page of
 // route: each by its tool.
 func (b *bridge) runner(route string) mdpage.Runner {
-	return mcptools.PageRunner(b.list, route, false)
+	return mcptools.PageRunner(b.names, route, false)
 }
 
 func (b *bridge) siteIndex(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {

@@ -362,24 +362,34 @@ func GraphResult(g *protocol.Graph, run mdpage.Runner) *sdk.CallToolResult {
 	return &sdk.CallToolResult{StructuredContent: &without, Content: []sdk.Content{&sdk.TextContent{Text: mdpage.Render(*g, g.Page, run)}}}
 }
 
+// ToolNames are the names of the tools that run the actions, by route and
+// action: built once from the tool list (NamesOf), read on every page.
+type ToolNames map[string]map[string]string
+
+// NamesOf indexes tools by route and action.
+func NamesOf(tools []*Tool) ToolNames {
+	names := ToolNames{}
+	for _, t := range tools {
+		if names[t.Route] == nil {
+			names[t.Route] = map[string]string{}
+		}
+		names[t.Route][t.Action.Name] = t.Def.Name
+	}
+	return names
+}
+
 // PageRunner is how a model runs the actions of a page of route over MCP:
-// each by its own tool among tools, which carries its input schema (named
+// each by its own tool (names), which carries its input schema (named
 // beside the action when its name is qualified); or, on the lean list,
 // with callAction, which carries the input that the page's text then
 // writes. Neither ends with a line on how to run them: the server's
 // instructions and the tools' descriptions say it once, not on every read.
-func PageRunner(tools []*Tool, route string, lean bool) mdpage.Runner {
+func PageRunner(names ToolNames, route string, lean bool) mdpage.Runner {
 	if lean {
 		return mdpage.Runner{Inputs: true}
 	}
-	return mdpage.Runner{Tool: func(action string) string {
-		for _, t := range tools {
-			if t.Route == route && t.Action.Name == action {
-				return t.Def.Name
-			}
-		}
-		return ""
-	}}
+	byAction := names[route]
+	return mdpage.Runner{Tool: func(action string) string { return byAction[action] }}
 }
 
 // IndexResult is the result of siteIndex: the index as Markdown (each

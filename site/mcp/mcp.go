@@ -144,7 +144,8 @@ type endpoint struct {
 
 	once    sync.Once
 	tools   map[string]*mcptools.Tool
-	list    []*mcptools.Tool // the tools in the order of the routes
+	list    []*mcptools.Tool   // the tools in the order of the routes
+	names   mcptools.ToolNames // the tools' names by route and action
 	handler http.Handler
 }
 
@@ -207,6 +208,7 @@ func (e *endpoint) build() {
 		&sdk.ServerOptions{Logger: e.opts.Logger, Instructions: instructions})
 	e.tools = map[string]*mcptools.Tool{}
 	e.list = mcptools.Describe(e.site.AllActions())
+	e.names = mcptools.NamesOf(e.list)
 	for _, t := range e.list {
 		e.tools[t.Def.Name] = t
 		if !e.opts.Lean {

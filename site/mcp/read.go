@@ -32,7 +32,7 @@ func (e *endpoint) readPage(ctx context.Context, req *sdk.CallToolRequest) (*sdk
 // runner is how a model on this endpoint runs the actions of a page of
 // route: by their tools, or through callAction on the lean list.
 func (e *endpoint) runner(route string) mdpage.Runner {
-	return mcptools.PageRunner(e.list, route, e.opts.Lean)
+	return mcptools.PageRunner(e.names, route, e.opts.Lean)
 }
 
 // siteIndex answers siteIndex with the index as this caller sees it.
