@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/go-sql-driver/mysql"
 	"github.com/justinas/nosurf"
 
 	"github.com/affordances-go/affordances/protocol"
@@ -38,6 +39,7 @@ func (app *App) WithAgents(ctx context.Context) (http.Handler, error) {
 		Name:             "Recipes",
 		AuthModes:        []protocol.AuthMode{protocol.AuthCookie, protocol.AuthBearer},
 		Middleware:       app.Sessions.LoadAndSave,
+		Unreachable:      unreachable,
 		PersonMiddleware: noSurf,
 		FormFields:       func(r *http.Request) map[string]string { return map[string]string{"csrf_token": nosurf.Token(r)} },
 		Auth: site.AuthFunc(func(r *http.Request) (site.Caller, error) {
@@ -137,4 +139,19 @@ func (app *App) agentPages(s *site.Site) {
 		func(r *site.Request, in struct{}) (site.Done, error) {
 			return site.Done{Message: "Logged out.", Redirect: "/"}, app.Logout(r.Context())
 		})
+}
+
+// unreachable is site.Unreachable taught MariaDB's own words for a
+// connection going away under a query: the server shutting down (1053)
+// or the connection killed (1927), and any error of SQLSTATE class 08, a
+// connection exception. The driver reports these as its MySQLError,
+// which the core, importing no driver, cannot read. A call they stop
+// answers 503 with Retry-After, for the agent to retry with its
+// Idempotency-Key, not 500.
+func unreachable(err error) bool {
+	var my *mysql.MySQLError
+	if errors.As(err, &my) {
+		return my.Number == 1053 || my.Number == 1927 || string(my.SQLState[:2]) == "08"
+	}
+	return site.Unreachable(err)
 }
