@@ -31,10 +31,10 @@ func TestTasks_BrowserPaths(t *testing.T) {
 	for _, p := range BrowserPaths() {
 		if p.Ready != nil {
 			err := p.Ready()
-			if errors.Is(err, ErrNoAgentWebMCP) {
+			if errors.Is(err, ErrNoAgentWebMCP) && os.Getenv("CI") != "true" {
 				// No site can change what the browser offers the host:
-				// the path is left out, and the store's browser tests
-				// check the page's side through Chromium's testing API.
+				// by hand the path is left out; CI's Chromium must
+				// offer one of the agent's sides.
 				t.Run(p.Name, func(t *testing.T) { t.Skipf("not measurable here: %v", err) })
 				continue
 			}

@@ -112,10 +112,10 @@ func NewSnapshotAgent(ctx context.Context, w *World, webmcp bool) (*SnapshotAgen
 			return nil, err
 		}
 		config := filepath.Join(dir, "config.json")
-		if err := os.WriteFile(config, []byte(`{"browser":{"launchOptions":{"args":["--enable-features=WebMCP","`+a.person.flag()+`"]}}}`), 0o600); err != nil {
+		if err := os.WriteFile(config, []byte(`{"browser":{"launchOptions":{"args":["`+WebMCPFeatures+`","`+a.person.flag()+`"]}}}`), 0o600); err != nil {
 			return nil, err
 		}
-		args = append(args, "--config", config)
+		args = append(args, "--config", config, "--init-script", AgentSideScript())
 	} else {
 		args = append(args, "--no-webmcp")
 	}

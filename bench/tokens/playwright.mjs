@@ -27,8 +27,10 @@ if (webmcp) {
     const srv = net.createServer().listen(0, '127.0.0.1', () => { const p = srv.address().port; srv.close(() => ok(p)); });
   });
   const config = path.join(outDir, 'config.json');
-  fs.writeFileSync(config, JSON.stringify({ browser: { launchOptions: { args: ['--enable-features=WebMCP', '--remote-debugging-port=' + devtools] } } }));
-  args.push('--config', config);
+  fs.writeFileSync(config, JSON.stringify({ browser: { launchOptions: { args: ['--enable-features=WebMCP,WebMCPTesting', '--remote-debugging-port=' + devtools] } } }));
+  // Where the browser offers the agent's side only through its testing
+  // API, the host reads it through webmcp-agent-side.js.
+  args.push('--config', config, '--init-script', path.join(here, 'webmcp-agent-side.js'));
 } else {
   args.push('--no-webmcp');
 }
