@@ -39,7 +39,6 @@ func (app *App) WithAgents(ctx context.Context) (http.Handler, error) {
 		Name:             "Recipes",
 		AuthModes:        []protocol.AuthMode{protocol.AuthCookie, protocol.AuthBearer},
 		Middleware:       app.Sessions.LoadAndSave,
-		Unreachable:      unreachable,
 		PersonMiddleware: noSurf,
 		FormFields:       func(r *http.Request) map[string]string { return map[string]string{"csrf_token": nosurf.Token(r)} },
 		Auth: site.AuthFunc(func(r *http.Request) (site.Caller, error) {
@@ -53,6 +52,8 @@ func (app *App) WithAgents(ctx context.Context) (http.Handler, error) {
 			id, _ := strconv.Atoi(c.Account)
 			return context.WithValue(r.Context(), userIDKey, id)
 		},
+		// MariaDB going away for a moment is a retry (503), not a 500.
+		Unreachable: unreachable,
 	})
 	app.Head = s.Link // the app's pages announce their graphs, where they have one
 	app.agentPages(s)
