@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -31,10 +30,7 @@ const WebMCPFeatures = "--enable-features=WebMCP,WebMCPTesting"
 // MCP runs in every page (--init-script): on a Chromium with only the
 // testing API, it gives the page's model context the getTools and
 // executeTool Playwright MCP reads; elsewhere it does nothing.
-func AgentSideScript() string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "tokens", "webmcp-agent-side.js")
-}
+func AgentSideScript() string { return filepath.Join(tokensDir(), "webmcp-agent-side.js") }
 
 var agentWebMCP = sync.OnceValue(probeAgentWebMCP)
 
