@@ -6,6 +6,7 @@
 //	go run ./bench              # every measurement, full counts
 //	go run ./bench -smoke       # every measurement once, tiny counts (CI)
 //	go run ./bench -only mcp    # one group: overhead, observability, throughput, agents, mcp, tokens, cluster, tasks, model, soak, overload
+//	go run ./bench -only tasks -paths graph -dump /tmp/texts  # one path of the tasks, and what its agent read
 //
 // docs/benchmarks.md explains each row and records a run.
 package main
@@ -37,6 +38,8 @@ func main() {
 	only := flag.String("only", "", "run one group: overhead, observability, throughput, agents, mcp, tokens, cluster, tasks, model, soak, overload")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the run to this file")
 	flag.StringVar(&tasksSVG, "tasks-svg", "", "write the task benchmark's plot (tokens per task and path) to this SVG file")
+	flag.StringVar(&taskPaths, "paths", "", "run the task benchmark on these paths only, comma-separated: graph, graph+index, mcp, mcp-lean, snapshot, webmcp")
+	flag.StringVar(&dumpDir, "dump", "", "write every text the token counts are made of (what each agent read and wrote) to files under this directory")
 	flag.Parse()
 	if *cpuprofile != "" {
 		f, err := os.Create(*cpuprofile)

@@ -17,6 +17,10 @@ import (
 // tasksSVG is where -tasks-svg writes the plot of the task benchmark.
 var tasksSVG string
 
+// taskPaths is -paths: the names of the paths the task benchmark runs,
+// comma-separated; "" runs them all.
+var taskPaths string
+
 // taskOutcome is one task on one path, with its tokens counted.
 type taskOutcome struct {
 	tasks.Result
@@ -39,7 +43,10 @@ func taskBench(ctx context.Context, _ *Env, smoke bool) ([]Row, error) {
 	for _, p := range tasks.BrowserPaths() {
 		browser[p.Name] = true
 	}
-	paths := append(tasks.Paths(), tasks.BrowserPaths()...)
+	paths, err := choosePaths(append(tasks.Paths(), tasks.BrowserPaths()...), taskPaths)
+	if err != nil {
+		return nil, err
+	}
 	if smoke {
 		paths = paths[:1]
 	}
@@ -99,6 +106,33 @@ func taskBench(ctx context.Context, _ *Env, smoke bool) ([]Row, error) {
 		}
 	}
 	return append(taskRows(outs, paths), left...), nil
+}
+
+// choosePaths keeps, in their order, the paths named in names (-paths,
+// comma-separated), so that one path can be measured again in seconds
+// without starting a browser; "" keeps them all. A name that is no path
+// is an error that lists the names there are.
+func choosePaths(paths []tasks.Path, names string) ([]tasks.Path, error) {
+	if names == "" {
+		return paths, nil
+	}
+	var all []string
+	for _, p := range paths {
+		all = append(all, p.Name)
+	}
+	want := strings.Split(names, ",")
+	for _, n := range want {
+		if !slices.Contains(all, n) {
+			return nil, fmt.Errorf("-paths: no path is called %q; the paths are %s", n, strings.Join(all, ", "))
+		}
+	}
+	var out []tasks.Path
+	for _, p := range paths {
+		if slices.Contains(want, p.Name) {
+			out = append(out, p)
+		}
+	}
+	return out, nil
 }
 
 // runnable are the paths this machine can run, and a row for each it

@@ -27,6 +27,30 @@ func tokensDir() string {
 	return filepath.Join(filepath.Dir(file), "tokens")
 }
 
+// dumpDir is -dump: where every text the bench counts is written, so
+// that a reader sees what an agent read, not only how much.
+var dumpDir string
+
+// dumpTexts writes each text under dir, one file per name, the name's
+// parts (separated by "/" or ":") as directories: dir/graph/buy-tee/read.txt
+// holds what the graph path's agent read on buy-tee.
+func dumpTexts(dir string, texts map[string]string) error {
+	for name, text := range texts {
+		rel := filepath.FromSlash(strings.ReplaceAll(name, ":", "/")) + ".txt"
+		if !filepath.IsLocal(rel) {
+			return fmt.Errorf("-dump: %q is not a name to write under %s", name, dir)
+		}
+		f := filepath.Join(dir, rel)
+		if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
+			return fmt.Errorf("-dump: %w", err)
+		}
+		if err := os.WriteFile(f, []byte(text), 0o644); err != nil {
+			return fmt.Errorf("-dump: %w", err)
+		}
+	}
+	return nil
+}
+
 // playwrightRun is what playwright.mjs reports.
 type playwrightRun struct {
 	Tools string            `json:"tools"`
@@ -274,6 +298,11 @@ func fetch(ctx context.Context, target, method, body string, header ...string) (
 
 // countTokens counts each text with the o200k tokenizer (count.mjs).
 func countTokens(ctx context.Context, dir string, texts map[string]string) (map[string]int, error) {
+	if dumpDir != "" {
+		if err := dumpTexts(dumpDir, texts); err != nil {
+			return nil, err
+		}
+	}
 	in, _ := json.Marshal(texts)
 	cmd := exec.CommandContext(ctx, "node", filepath.Join(dir, "count.mjs"))
 	cmd.Stdin = bytes.NewReader(in)
