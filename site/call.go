@@ -93,7 +93,7 @@ type who struct {
 // slot (release) until it is answered, and learns who calls. e is the
 // refusal, or the authenticator's failure.
 func (s *Site) admit(hr *http.Request) (w who, release func(), e *Error) {
-	release, e = s.admission.admit(hr.Context())
+	release, e = s.admitCall(hr.Context())
 	if e != nil {
 		return who{provenance: s.provenanceOf(hr), r: &Request{Request: hr}}, nil, e
 	}

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/affordances-go/affordances/internal/admission"
 	"github.com/affordances-go/affordances/internal/advertise"
 	"github.com/affordances-go/affordances/internal/bearer"
 	"github.com/affordances-go/affordances/internal/negotiate"
@@ -40,7 +41,7 @@ type Site struct {
 
 	httpsOrigins bool // every configured origin is https (see Secure)
 
-	admission *admission // Options.Limits.MaxInFlight: calls past it are shed
+	admission *admission.Slots // Options.Limits.MaxInFlight: calls past it are shed
 
 	mounts   []mount   // handlers of the extensions' doors, and the application's mounts
 	listings []Listing // what the discovery says of the extensions' doors
@@ -59,7 +60,7 @@ type Site struct {
 // one, an invalid default limit), like the other registration errors.
 func New(opts Options, exts ...Extension) *Site {
 	s := &Site{opts: withDefaults(opts), check: http.NewServeMux()}
-	s.admission = newAdmission(s.opts)
+	s.admission = admission.New(s.opts.Limits.MaxInFlight, s.opts.Limits.MaxQueued, s.opts.Limits.QueueWait)
 	if o, ok := s.opts.Idempotency.Store.(idempotency.Optimistic); ok {
 		s.keysAfter = o.ClaimsOnCommit()
 	}
