@@ -7,8 +7,8 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"time"
 
+	"github.com/affordances-go/affordances/internal/body"
 	"github.com/affordances-go/affordances/internal/negotiate"
 	"github.com/affordances-go/affordances/internal/route"
 	"github.com/affordances-go/affordances/internal/schema"
@@ -42,16 +42,15 @@ func (s *Site) serveAgentCall(w http.ResponseWriter, hr *http.Request, p *Page) 
 // case-variant keys, naming an action. Unknown members are ignored.
 func (s *Site) decodeCall(w http.ResponseWriter, hr *http.Request, d *decoded) *Error {
 	d.idemKey = idempotencyKeyOf(hr)
-	if e := s.checkLength(hr, "body"); e != nil {
-		return e
-	}
-	lift := s.bodyDeadline(w)
-	body, err := io.ReadAll(http.MaxBytesReader(w, hr.Body, s.opts.Limits.MaxBodyBytes))
-	lift(err)
+	var raw []byte
+	err := body.Read(w, hr, s.opts.Limits.MaxBodyBytes, s.opts.Limits.BodyTimeout, func() (err error) {
+		raw, err = io.ReadAll(hr.Body)
+		return err
+	})
 	if err != nil {
 		return bodyError(err, "body", s.opts.Limits.MaxBodyBytes)
 	}
-	return d.parseCall(body)
+	return d.parseCall(raw)
 }
 
 // parseCall parses a call body; it is the call decoder the fuzz target
@@ -120,16 +119,6 @@ type jsonInput struct {
 func (in jsonInput) value(*schema.Schema) (any, []byte, []protocol.Issue) { return in.v, in.raw, nil }
 func (in jsonInput) identity() any                                        { return in.v }
 
-// checkLength refuses a body whose declared length is over the limit before
-// reading any of it, so that a client that sent Expect: 100-continue is
-// answered 413 without sending the body.
-func (s *Site) checkLength(hr *http.Request, what string) *Error {
-	if hr.ContentLength > s.opts.Limits.MaxBodyBytes {
-		return bodyError(&http.MaxBytesError{Limit: s.opts.Limits.MaxBodyBytes}, what, s.opts.Limits.MaxBodyBytes)
-	}
-	return nil
-}
-
 // bodyError is the failure of a body that could not be read: 413 over the
 // size limit, 400 otherwise.
 func bodyError(err error, what string, limit int64) *Error {
@@ -142,24 +131,4 @@ func bodyError(err error, what string, limit int64) *Error {
 		return newError(protocol.CodeInvalidInput, "the "+what+" did not arrive in time")
 	}
 	return newError(protocol.CodeInvalidInput, "the "+what+" could not be read")
-}
-
-// bodyDeadline gives a call's body Limits.BodyTimeout to arrive, on a
-// connection that allows it (not a recorder), and returns what lifts the
-// deadline once the body is read whole, so that the connection's next
-// request is not cut short. A body that failed to arrive keeps the
-// deadline and closes the connection: the server would otherwise wait,
-// without a deadline, for the rest of it before answering.
-func (s *Site) bodyDeadline(w http.ResponseWriter) (lift func(err error)) {
-	rc := http.NewResponseController(w)
-	if rc.SetReadDeadline(time.Now().Add(s.opts.Limits.BodyTimeout)) != nil {
-		return func(error) {}
-	}
-	return func(err error) {
-		if err != nil {
-			w.Header().Set("Connection", "close")
-			return
-		}
-		_ = rc.SetReadDeadline(time.Time{})
-	}
 }

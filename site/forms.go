@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/affordances-go/affordances/internal/body"
 	"github.com/affordances-go/affordances/internal/htmlform"
 	"github.com/affordances-go/affordances/internal/route"
 	"github.com/affordances-go/affordances/internal/schema"
@@ -116,19 +117,12 @@ func (s *Site) serveFormCall(w http.ResponseWriter, hr *http.Request, p *Page) {
 func (s *Site) decodeForm(w http.ResponseWriter, hr *http.Request, d *decoded) *Error {
 	d.idemKey = idempotencyKeyOf(hr)
 	limit := s.opts.Limits.MaxBodyBytes
-	if e := s.checkLength(hr, "form"); e != nil {
-		return e
-	}
-	lift := s.bodyDeadline(w)
-	hr.Body = http.MaxBytesReader(w, hr.Body, limit)
-	mt, _, _ := mime.ParseMediaType(hr.Header.Get("Content-Type"))
-	var err error
-	if mt == "multipart/form-data" {
-		err = hr.ParseMultipartForm(limit)
-	} else {
-		err = hr.ParseForm()
-	}
-	lift(err)
+	err := body.Read(w, hr, limit, s.opts.Limits.BodyTimeout, func() error {
+		if mt, _, _ := mime.ParseMediaType(hr.Header.Get("Content-Type")); mt == "multipart/form-data" {
+			return hr.ParseMultipartForm(limit)
+		}
+		return hr.ParseForm()
+	})
 	if err != nil {
 		return bodyError(err, "form", limit)
 	}
