@@ -10,6 +10,7 @@ import (
 
 	"github.com/affordances-go/affordances/internal/body"
 	"github.com/affordances-go/affordances/internal/negotiate"
+	"github.com/affordances-go/affordances/internal/respond"
 	"github.com/affordances-go/affordances/internal/route"
 	"github.com/affordances-go/affordances/internal/schema"
 	"github.com/affordances-go/affordances/internal/strictjson"
@@ -28,7 +29,7 @@ func (s *Site) serveAgentCall(w http.ResponseWriter, hr *http.Request, p *Page) 
 	}
 	c.auditCall(http.StatusOK, "ok")
 	if out.encoded != nil && !negotiate.Markdown(hr) {
-		writeDocument(w, hr, http.StatusOK, out.encoded)
+		respond.Document(w, hr, http.StatusOK, out.encoded)
 		return
 	}
 	if out.encoded != nil {

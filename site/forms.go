@@ -13,6 +13,7 @@ import (
 
 	"github.com/affordances-go/affordances/internal/body"
 	"github.com/affordances-go/affordances/internal/htmlform"
+	"github.com/affordances-go/affordances/internal/respond"
 	"github.com/affordances-go/affordances/internal/route"
 	"github.com/affordances-go/affordances/internal/schema"
 	"github.com/affordances-go/affordances/protocol"
@@ -279,7 +280,7 @@ func (s *Site) renderConfirm(w http.ResponseWriter, c *call, e *Error) {
 		return
 	}
 	w.Header().Set("Cache-Control", "no-store")
-	writeHTML(w, c.r.Request, e.Status(), buf.Bytes())
+	respond.HTML(w, c.r.Request, e.Status(), buf.Bytes())
 }
 
 // confirmHTML is the default confirmation page (Options.ConfirmView).

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/affordances-go/affordances/internal/negotiate"
+	"github.com/affordances-go/affordances/internal/respond"
 	"github.com/affordances-go/affordances/protocol"
 )
 
@@ -16,7 +17,7 @@ func (s *Site) serveGraph(w http.ResponseWriter, hr *http.Request, p *Page) {
 		return
 	}
 	s.checkSize(p.route, len(b))
-	writeDocument(w, hr, http.StatusOK, b)
+	respond.Document(w, hr, http.StatusOK, b)
 }
 
 // graphBytes reads the page's graph for a transport and tells the site's

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/affordances-go/affordances/internal/htmlform"
+	"github.com/affordances-go/affordances/internal/respond"
 	"github.com/affordances-go/affordances/internal/validate"
 	"github.com/affordances-go/affordances/protocol"
 )
@@ -292,7 +293,7 @@ func (s *Site) renderPage(w http.ResponseWriter, r *Request, p *Page, v *View, s
 	if w.Header().Get("Set-Cookie") != "" {
 		w.Header().Set("Cache-Control", "private, no-store") // a page that sets a cookie is that person's
 	}
-	writeHTML(w, r.Request, status, s.withHeads(buf.Bytes(), v))
+	respond.HTML(w, r.Request, status, s.withHeads(buf.Bytes(), v))
 }
 
 // setCaching sets the Cache-Control of a page's HTML or Markdown: never
@@ -305,16 +306,5 @@ func (p *Page) setCaching(h http.Header, r *Request, status int) {
 		h.Set("Cache-Control", "private, no-store")
 	case p.opts.CacheFor > 0 && status == http.StatusOK && h.Get("Cache-Control") == "":
 		h.Set("Cache-Control", "public, max-age="+strconv.Itoa(int(p.opts.CacheFor.Seconds())))
-	}
-}
-
-// writeHTML writes a rendered HTML page; HEAD gets the headers alone.
-func writeHTML(w http.ResponseWriter, r *http.Request, status int, body []byte) {
-	h := w.Header()
-	h.Set("Content-Type", "text/html; charset=utf-8")
-	h.Set("Content-Length", strconv.Itoa(len(body)))
-	w.WriteHeader(status)
-	if r.Method != http.MethodHead {
-		w.Write(body)
 	}
 }

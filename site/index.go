@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 
+	"github.com/affordances-go/affordances/internal/respond"
 	"github.com/affordances-go/affordances/protocol"
 )
 
@@ -65,7 +66,7 @@ func (s *Site) serveIndex(w http.ResponseWriter, hr *http.Request) {
 		writeFailure(w, hr, newInternalError())
 		return
 	}
-	writeDocument(w, hr, http.StatusOK, b)
+	respond.Document(w, hr, http.StatusOK, b)
 }
 
 // scopes are the names of the site's actions, once each, in the order of

@@ -16,6 +16,7 @@ import (
 	"github.com/affordances-go/affordances/internal/bearer"
 	"github.com/affordances-go/affordances/internal/negotiate"
 	"github.com/affordances-go/affordances/internal/peer"
+	"github.com/affordances-go/affordances/internal/respond"
 	"github.com/affordances-go/affordances/protocol"
 	"github.com/affordances-go/affordances/site/idempotency"
 )
@@ -302,7 +303,7 @@ func (f *faultLog) due(now time.Time) (int, bool) {
 
 // advertiseGraph adds the headers of an HTML response for a page with a graph.
 func advertiseGraph(h http.Header) {
-	addVaryAccept(h)
+	respond.VaryAccept(h)
 	h.Set("Link", advertise.LinkValue)
 }
 
