@@ -86,7 +86,7 @@ func taskBench(ctx context.Context, _ *Env, smoke bool) ([]Row, error) {
 	if smoke {
 		return []Row{{Name: fmt.Sprintf("tasks: %d on the graph path, each checked in the database", len(outs)), Ours: "all succeeded", Met: "(smoke)"}}, nil
 	}
-	n, err := countTokens(ctx, tokensDir(), texts)
+	n, err := countTokens(ctx, tasks.TokensDir(), texts)
 	if err != nil {
 		return nil, err
 	}

@@ -12,7 +12,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 
 	"github.com/affordances-go/affordances/bench/tasks"
@@ -20,12 +19,6 @@ import (
 	"github.com/affordances-go/affordances/protocol"
 	"github.com/affordances-go/affordances/site/ratelimit"
 )
-
-// tokensDir holds the Node side: the o200k tokenizer and Playwright MCP.
-func tokensDir() string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "tokens")
-}
 
 // dumpDir is -dump: where every text the bench counts is written, so
 // that a reader sees what an agent read, not only how much.
@@ -67,7 +60,7 @@ type playwrightRun struct {
 // The counts do not depend on repetition, so a smoke run measures them
 // whole.
 func tokens(ctx context.Context, e *Env, _ bool) ([]Row, error) {
-	dir := tokensDir()
+	dir := tasks.TokensDir()
 	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@playwright", "mcp")); err != nil {
 		return nil, fmt.Errorf("the Node packages are missing: run npm ci --prefix bench/tokens")
 	}

@@ -60,16 +60,16 @@ var (
 	webmcpHostTools   = []string{"browser_navigate", "browser_snapshot", "browser_click", "browser_type"}
 )
 
-// tokensDir is bench/tokens, where the browser paths' Node packages and
-// scripts are.
-func tokensDir() string {
+// TokensDir is bench/tokens, where the Node side of the benchmarks is:
+// the o200k tokenizer, Playwright MCP and the browser paths' scripts.
+func TokensDir() string {
 	_, file, _, _ := runtime.Caller(0)
 	return filepath.Join(filepath.Dir(file), "..", "tokens")
 }
 
 // PlaywrightMCP is Playwright MCP's command line in bench/tokens.
 func PlaywrightMCP() string {
-	return filepath.Join(tokensDir(), "node_modules", "@playwright", "mcp", "cli.js")
+	return filepath.Join(TokensDir(), "node_modules", "@playwright", "mcp", "cli.js")
 }
 
 // NewSnapshotAgent starts Playwright MCP on a browser already signed in as

@@ -30,7 +30,7 @@ const WebMCPFeatures = "--enable-features=WebMCP,WebMCPTesting"
 // MCP runs in every page (--init-script): on a Chromium with only the
 // testing API, it gives the page's model context the getTools and
 // executeTool Playwright MCP reads; elsewhere it does nothing.
-func AgentSideScript() string { return filepath.Join(tokensDir(), "webmcp-agent-side.js") }
+func AgentSideScript() string { return filepath.Join(TokensDir(), "webmcp-agent-side.js") }
 
 var agentWebMCP = sync.OnceValue(probeAgentWebMCP)
 
